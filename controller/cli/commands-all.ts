@@ -1,0 +1,2 @@
+/** Registers every gslbctl command. */
+import './validate-config.js';

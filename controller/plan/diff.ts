@@ -1,0 +1,33 @@
+import { META_FIELDS, type Row } from '../../runtime/model/types.js';
+import type { FieldChange } from './types.js';
+
+/** Deep equality for JSON-like values (rows hold only JSON data). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    // undefined and null both mean "unset" in a row
+    return (a === undefined || a === null) && (b === undefined || b === null);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Field-level differences between two rows, ignoring identity and ownership fields. Sorted by field. */
+export function diffFields(before: Row, after: Row): FieldChange[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const out: FieldChange[] = [];
+  for (const k of [...keys].sort()) {
+    if (META_FIELDS.has(k)) continue;
+    const b = (before as Record<string, unknown>)[k];
+    const a = (after as Record<string, unknown>)[k];
+    if (!jsonEqual(b, a)) out.push({ field: k, before: b ?? null, after: a ?? null });
+  }
+  return out;
+}

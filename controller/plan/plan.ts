@@ -1,0 +1,82 @@
+import { kindInfo } from '../../runtime/model/kinds.js';
+import type { Origin, Row } from '../../runtime/model/types.js';
+import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { diffFields } from './diff.js';
+import { judgeSafety, DEFAULT_SAFETY, type SafetyOptions } from './safety.js';
+import { nullifyReferences, orderChanges, summarise } from './changes.js';
+import type { Change, DesiredRow, Plan } from './types.js';
+
+export interface PlanInput {
+  desired: readonly DesiredRow[];
+  actual: Snapshot;
+  revision: string;
+  /** chooses the id of a new row; must be deterministic for golden tests (an input, not a clock) */
+  newId: (kind: string, key: string) => string;
+  tenantId: string;
+  source?: string;
+  safety?: SafetyOptions;
+  origin?: Origin;
+}
+
+const keyOf = (kind: string, key: string) => `${kind}\u0000${key}`;
+
+/**
+ * Computes the Plan that turns the git-owned rows of `actual` into `desired`. Pure: no I/O, no
+ * clock, no randomness (ids come from `newId`). Only rows with origin `git` are created, updated
+ * or pruned; REST-owned rows are left alone except that references to a pruned row are cleared.
+ * Errors: throws when a reference names a key that is neither desired nor existing.
+ */
+export function planChanges(input: PlanInput): Plan {
+  const origin = input.origin ?? 'git';
+  const existing = new Map<string, Row>();
+  for (const [, map] of input.actual.rows) {
+    for (const row of map.values()) if (row.origin === origin && row.key !== undefined) existing.set(keyOf(row.kind, row.key), row);
+  }
+  const ids = new Map<string, string>();
+  for (const d of input.desired) {
+    const k = keyOf(d.kind, d.key);
+    if (ids.has(k)) throw new Error(`duplicate desired ${d.kind} "${d.key}"`);
+    ids.set(k, existing.get(k)?.id ?? input.newId(d.kind, d.key));
+  }
+
+  const changes: Change[] = [];
+  const wanted = new Set<string>();
+  for (const d of input.desired) {
+    const k = keyOf(d.kind, d.key);
+    wanted.add(k);
+    const fields: Record<string, unknown> = { ...d.fields };
+    for (const ref of d.refs ?? []) {
+      if (ref.key === null) { fields[ref.field] = null; continue; }
+      const id = ids.get(keyOf(ref.kind, ref.key));
+      if (!id) throw new Error(`${d.kind} "${d.key}" references unknown ${ref.kind} "${ref.key}"`);
+      fields[ref.field] = id;
+    }
+    const before = existing.get(k);
+    const after = {
+      ...fields, id: ids.get(k)!, kind: d.kind, origin, revision: input.revision, source: d.source ?? input.source, key: d.key, tenantId: input.tenantId,
+    } as Row;
+    const label = kindInfo(d.kind).label(after);
+    if (!before) {
+      changes.push({ op: 'create', kind: d.kind, id: after.id, label, after, fields: diffFields({ id: '', kind: d.kind } as Row, after) });
+      continue;
+    }
+    const fc = diffFields(before, after);
+    if (fc.length > 0) changes.push({ op: 'update', kind: d.kind, id: after.id, label, before, after, fields: fc });
+  }
+  const deleted = new Set<string>();
+  for (const [k, row] of existing) {
+    if (wanted.has(k)) continue;
+    deleted.add(row.id);
+    changes.push({ op: 'delete', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(row), before: row, fields: [] });
+  }
+  changes.push(...nullifyReferences(input.actual, deleted, input.revision, changes));
+  const ordered = orderChanges(changes);
+  return {
+    revision: input.revision,
+    origin,
+    baseVersion: input.actual.version,
+    changes: ordered,
+    counts: summarise(ordered),
+    safety: judgeSafety(ordered, existing.size, input.safety ?? DEFAULT_SAFETY),
+  };
+}

@@ -1,0 +1,48 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Core } from '../../app.js';
+import type { ServiceRow } from '../../model/types.js';
+import { toApi } from '../../model/public.js';
+import { serviceFields } from '../../model/normalize.js';
+import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
+import { getRow } from '../../snapshot/snapshot.js';
+import { badRequest, conflict } from '../../errors.js';
+import { listVisible, requireRow, tenantFor, write } from './access.js';
+import { idParams, ref } from './schemas.js';
+
+/** Validates references and uniqueness that the schema cannot: the pool exists, the domain is free. */
+function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, selfId?: string): void {
+  if (f.poolId !== null) {
+    const pool = getRow(core.holder.current, 'pool', f.poolId);
+    if (!pool || (req.principal.tenantId !== null && pool.tenantId !== req.principal.tenantId)) throw badRequest(`poolId: pool ${f.poolId} does not exist`);
+  }
+  const other = core.holder.current.serviceByDomain.get(f.domain.toLowerCase());
+  if (other && other.id !== selfId) throw conflict(`domain ${f.domain} is already served by service "${other.name}" (${other.id})`);
+}
+
+/** Services: bind a DNS name to a pool and an algorithm. */
+export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => {
+  app.post('/services', { config: { permission: 'pools:write' }, schema: { tags: ['services'], body: ref('ServiceBody') } }, async (req, reply) => {
+    const f = serviceFields(req.body as Record<string, unknown>);
+    checkService(core, req, f);
+    const row: ServiceRow = { kind: 'service', id: core.newId(), ...f, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
+    const s = write(core, (snap, rev) => planCreate(snap, row, rev));
+    return reply.status(201).send(toApi(getRow(s, 'service', row.id)!));
+  });
+  app.get('/services', { config: { permission: 'pools:read' }, schema: { tags: ['services'] } }, async (req) =>
+    listVisible(core.holder.current, req, 'service').map(toApi));
+  app.get('/services/:id', { config: { permission: 'pools:read' }, schema: { tags: ['services'], params: idParams } }, async (req) =>
+    toApi(requireRow(core.holder.current, req, 'service', (req.params as { id: string }).id)));
+  app.put('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams, body: ref('ServiceBody') } }, async (req) => {
+    const { id } = req.params as { id: string };
+    const cur = requireRow<ServiceRow>(core.holder.current, req, 'service', id);
+    const f = serviceFields(req.body as Record<string, unknown>);
+    checkService(core, req, f, id);
+    const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
+    return toApi(getRow(s, 'service', id)!);
+  });
+  app.delete('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams } }, async (req, reply) => {
+    const cur = requireRow(core.holder.current, req, 'service', (req.params as { id: string }).id);
+    write(core, (snap, rev) => planDelete(snap, cur, rev));
+    return reply.status(204).send();
+  });
+};

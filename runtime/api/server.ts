@@ -1,0 +1,85 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Core } from '../app.js';
+import { addProjectFormats } from '../config/ajv.js';
+import { parseCidr, parseIp, cidrContains } from '../net/ip.js';
+import { registerErrorHandling } from './errors.js';
+import { registerAuth } from './auth-hook.js';
+import { createAuditSink, registerAudit } from './audit.js';
+import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
+import { resourceSchema } from './routes/schemas.js';
+import { poolRoutes } from './routes/pools.js';
+import { memberRoutes } from './routes/members.js';
+import { serviceRoutes } from './routes/services.js';
+import { healthCheckRoutes } from './routes/healthchecks.js';
+import { geoRuleRoutes } from './routes/georules.js';
+import { statusRoutes } from './routes/status.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+
+/** Extension points that later parts (auth, ws, gitops, forms…) fill before the server starts. */
+export interface ApiExtensions {
+  /** authenticators run after the cookie step, in order; the system key step is added here */
+  authenticators: Authenticator[];
+  /** plugins registered under /api/v1 */
+  apiPlugins: ((app: FastifyInstance) => Promise<void>)[];
+  /** plugins registered at the root (e.g. /ui, /rum.js, /public/v1) */
+  rootPlugins: ((app: FastifyInstance) => Promise<void>)[];
+}
+
+export function createExtensions(): ApiExtensions {
+  return { authenticators: [], apiPlugins: [], rootPlugins: [] };
+}
+
+/** Fastify's trustProxy callback from `api.trustedProxies` CIDRs. */
+function trustFrom(cidrs: string[]): ((addr: string) => boolean) | false {
+  const parsed = cidrs.map(parseCidr).filter((c) => c !== undefined);
+  if (parsed.length === 0) return false;
+  return (addr: string) => {
+    const ip = parseIp(addr);
+    return ip !== undefined && parsed.some((c) => cidrContains(c, ip));
+  };
+}
+
+/**
+ * Builds the API server: /api/v1 with the resource plugins, the auth hook, audit, one error shape,
+ * and the OpenAPI document generated from the same schemas that validate requests.
+ */
+export async function buildApi(core: Core, ext: ApiExtensions = createExtensions()): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: core.log.child({ component: 'api' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: core.config.api.bodyLimit,
+    trustProxy: trustFrom(core.config.api.trustedProxies),
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false },
+      plugins: [addProjectFormats as never],
+    },
+  });
+  registerErrorHandling(app);
+  const chain: Authenticator[] = [];
+  registerAuth(app, () => chain, () => core.systemKey === undefined);
+  registerAudit(app, createAuditSink(process.env.GSLB_AUDIT_LOG, core.log));
+  app.addSchema(resourceSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'gslbd API', version: '1' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, cookie: { type: 'apiKey', in: 'cookie', name: 'gslb_session' } } },
+      security: [{ bearer: [] }, { cookie: [] }],
+    },
+  });
+  await app.register(async (api) => {
+    for (const p of [poolRoutes, memberRoutes, serviceRoutes, healthCheckRoutes, geoRuleRoutes, statusRoutes, dashboardRoutes]) await api.register(p(core));
+    for (const p of ext.apiPlugins) await api.register(p);
+    api.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  }, { prefix: '/api/v1' });
+  for (const p of ext.rootPlugins) await app.register(p);
+  // The chain is filled after plugins had a chance to add their steps: cookie session first
+  // (added by the auth part), then system key, then the others, as gslb-config-auth.md §5 orders.
+  const cookieSteps = ext.authenticators.filter((a) => (a as { step?: string }).step === 'cookie');
+  const others = ext.authenticators.filter((a) => (a as { step?: string }).step !== 'cookie');
+  chain.push(...cookieSteps);
+  if (core.systemKey) chain.push(systemKeyAuthenticator(core.systemKey));
+  chain.push(...others);
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config/types.js';
+import type { Logger } from './log/logger.js';
+import { openDatabase, type Db } from './store/db.js';
+import { ResourceStore } from './store/resources.js';
+import { HealthStatusStore } from './store/health-status.js';
+import { emptySnapshot, nextSnapshot } from './snapshot/snapshot.js';
+import { EventBus } from './events/bus.js';
+import { HealthView } from './health/view.js';
+import { SnapshotHolder, applyPlan, type ApplyOptions } from '../controller/apply/apply.js';
+import type { Plan } from '../controller/plan/types.js';
+import type { Snapshot } from './snapshot/snapshot.js';
+import type { Registry } from 'prom-client';
+import { createMetricsRegistry } from './metrics/registry.js';
+
+/**
+ * The runtime core shared by every listener: config, storage, the current Snapshot, the health
+ * view and the event bus. Built once at start; listeners receive it.
+ */
+export interface Core {
+  config: Config;
+  log: Logger;
+  db: Db;
+  store: ResourceStore;
+  healthStore: HealthStatusStore;
+  holder: SnapshotHolder;
+  bus: EventBus;
+  health: HealthView;
+  /** Prometheus registry; parts add their metrics here */
+  metrics: Registry;
+  startedAt: number;
+  /** system key from GSLB_API_KEY; undefined means dev mode */
+  systemKey: string | undefined;
+  /** chooses ids for new rows */
+  newId: () => string;
+  /** applies a plan through the one write path */
+  apply: (plan: Plan, opts?: ApplyOptions) => Snapshot;
+  /** a fresh revision id for a REST write */
+  apiRevision: () => string;
+  /** counters that listeners fill in (e.g. open WebSocket clients) */
+  gauges: { webSocketClients: () => number };
+  /** cleanup callbacks run at shutdown, last registered first */
+  closers: (() => Promise<void> | void)[];
+}
+
+/** Opens storage, loads rows and health into memory, and wires the applier. */
+export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv = process.env): Core {
+  const db = openDatabase(config.database.path);
+  const store = new ResourceStore(db);
+  const healthStore = new HealthStatusStore(db);
+  const rows = store.loadAll();
+  const last = db.prepare('SELECT revision FROM revisions ORDER BY seq DESC LIMIT 1').get() as { revision: string } | undefined;
+  const initial = nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put', row })), last?.revision ?? '', Date.now());
+  const holder = new SnapshotHolder(initial);
+  const bus = new EventBus((err, event) => log.error({ err, event }, 'event listener failed'));
+  const health = new HealthView();
+  for (const h of healthStore.loadAll()) health.set(h.poolId, h.ipAddress, h.entry);
+  const core: Core = {
+    config, log, db, store, healthStore, holder, bus, health,
+    metrics: createMetricsRegistry(config.cluster.id, config.node.id),
+    startedAt: Date.now(),
+    systemKey: env.GSLB_API_KEY || undefined,
+    newId: () => randomUUID(),
+    apply: (plan, opts) => applyPlan({ store, holder, bus }, plan, opts),
+    apiRevision: () => `api:${randomUUID()}`,
+    gauges: { webSocketClients: () => 0 },
+    closers: [() => { db.close(); }],
+  };
+  log.info({ rows: rows.length, revision: initial.revision || null }, 'state loaded');
+  return core;
+}

@@ -1,0 +1,4 @@
+import { PARTS } from '../parts.js';
+
+/** The cluster part (placeholder until it is built). */
+PARTS.push({ name: 'cluster' });

@@ -1,0 +1,67 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { isIP } from 'node:net';
+import { parseDuration } from './duration.js';
+import { isDomainName, isFqdn, parseCidr } from '../net/ip.js';
+
+// ajv-formats ships CommonJS with a default export; under NodeNext it arrives wrapped.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/**
+ * Creates the one ajv instance configuration used everywhere (config file, manifests, API bodies),
+ * with the project's custom formats: duration, ip, ipv4, cidr, domain, http-url.
+ */
+export function createAjv(opts: { useDefaults?: boolean; coerceTypes?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: opts.useDefaults ?? true, strict: false, coerceTypes: opts.coerceTypes ?? false });
+  return addProjectFormats(ajv);
+}
+
+/** Adds the project's formats to an ajv instance (also used as a fastify ajv plugin). */
+export function addProjectFormats(ajv: Ajv): Ajv {
+  addFormats(ajv, ['uri', 'email', 'date-time']);
+  ajv.addFormat('duration', { type: 'string', validate: (s: string) => parseDuration(s) !== undefined });
+  ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIP(s) !== 0 });
+  ajv.addFormat('ipv4', { type: 'string', validate: (s: string) => isIP(s) === 4 });
+  ajv.addFormat('cidr', { type: 'string', validate: (s: string) => parseCidr(s) !== undefined });
+  ajv.addFormat('domain', { type: 'string', validate: (s: string) => isDomainName(s) });
+  ajv.addFormat('http-url', { type: 'string', validate: (s: string) => /^https?:\/\/[^\s/]+/.test(s) });
+  ajv.addFormat('fqdn', { type: 'string', validate: (s: string) => isFqdn(s) });
+  return ajv;
+}
+
+const FORMAT_RULES: Record<string, string> = {
+  duration: 'a duration such as 500ms, 10s, 1m30s or 1h',
+  ip: 'a valid IPv4 or IPv6 address',
+  ipv4: 'a valid IPv4 address',
+  cidr: 'a valid CIDR such as 10.0.0.0/8',
+  domain: 'a valid DNS name',
+  'http-url': 'an http or https URL',
+  fqdn: 'a fully qualified DNS name with a trailing dot, e.g. app.example.com.',
+};
+
+/** Renders one ajv error as `rule` text (without the path). */
+export function describeAjvError(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'required':
+      return `missing required key "${(e.params as { missingProperty: string }).missingProperty}"`;
+    case 'format':
+      return `must be ${FORMAT_RULES[(e.params as { format: string }).format] ?? (e.params as { format: string }).format}`;
+    case 'enum':
+      return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'type':
+      return `must be of type ${(e.params as { type: string }).type}`;
+    default:
+      return e.message ?? e.keyword;
+  }
+}
+
+/** Converts an ajv instancePath (`/dns/port`) to path segments (`['dns','port']`). */
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer.slice(1).split('/').map((seg) => {
+    const s = seg.replace(/~1/g, '/').replace(/~0/g, '~');
+    return /^\d+$/.test(s) ? Number(s) : s;
+  });
+}

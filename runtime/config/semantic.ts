@@ -1,0 +1,78 @@
+import { isIP } from 'node:net';
+import type { Config } from './types.js';
+import { parseDuration } from './duration.js';
+
+/** One semantic problem: the key path, the bad value, and the rule it breaks. */
+export interface Problem { path: (string | number)[]; value: unknown; rule: string }
+
+/**
+ * Checks the rules the schema cannot express ("Validation at startup" in gslb-config-auth.md §2 and
+ * the required-when rules). Returns every problem, never only the first. Pure.
+ */
+export function checkConfigSemantics(c: Config): Problem[] {
+  const out: Problem[] = [];
+  const add = (path: (string | number)[], value: unknown, rule: string) => out.push({ path, value, rule });
+
+  const algo = normaliseAlgorithmName(c.loadbalancer.algorithm);
+  const lb = c.loadbalancer;
+  if (algo === 'geo-ip' && !lb.geoip.dbPath) add(['loadbalancer', 'geoip', 'dbPath'], undefined, 'required when loadbalancer.algorithm is geo-ip');
+  if (algo === 'map-file' && lb.mapFile.rules.length === 0) add(['loadbalancer', 'mapFile', 'rules'], lb.mapFile.rules, 'at least one rule is required when loadbalancer.algorithm is map-file');
+  if (algo === 'asn') {
+    if (!lb.asn.dbPath) add(['loadbalancer', 'asn', 'dbPath'], undefined, 'required when loadbalancer.algorithm is asn');
+    if (lb.asn.rules.length === 0) add(['loadbalancer', 'asn', 'rules'], lb.asn.rules, 'at least one rule is required when loadbalancer.algorithm is asn');
+  }
+  if (algo === 'failover') add(['loadbalancer', 'algorithm'], lb.algorithm, 'failover is set per service, not in the static configuration');
+  lb.asn.rules.forEach((r, i) => {
+    if (r.asn === undefined && r.org === undefined) add(['loadbalancer', 'asn', 'rules', i], r, 'each rule needs at least one of asn and org');
+  });
+  for (const ip of Object.keys(lb.weights)) if (isIP(ip) === 0) add(['loadbalancer', 'weights', ip], ip, 'keys must be valid IP addresses');
+  for (const ip of Object.keys(lb.geoip.endpointLocations)) if (isIP(ip) === 0) add(['loadbalancer', 'geoip', 'endpointLocations', ip], ip, 'keys must be valid IP addresses');
+
+  const h = c.health;
+  const interval = parseDuration(h.checkinterval);
+  const timeout = parseDuration(h.timeout);
+  if (interval !== undefined && interval <= 0) add(['health', 'checkinterval'], h.checkinterval, 'must be greater than 0');
+  if (timeout !== undefined && timeout <= 0) add(['health', 'timeout'], h.timeout, 'must be greater than 0');
+  if (h.enabled && h.type === 'script' && !h.scriptPath && !h.scriptContent) add(['health', 'scriptPath'], undefined, 'scriptPath or scriptContent is required when health.type is script');
+  if (h.enabled && h.type === 'webhook' && !h.webhookURL) add(['health', 'webhookURL'], undefined, 'required when health.type is webhook');
+
+  const hbi = parseDuration(c.state.heartbeatInterval);
+  const hbt = parseDuration(c.state.heartbeatTTL);
+  if (hbi !== undefined && hbi <= 0) add(['state', 'heartbeatInterval'], c.state.heartbeatInterval, 'must be greater than 0');
+  if (hbi !== undefined && hbt !== undefined && hbt <= hbi) add(['state', 'heartbeatTTL'], c.state.heartbeatTTL, 'must be greater than state.heartbeatInterval');
+  const bi = parseDuration(c.backup.interval);
+  if (bi !== undefined && bi <= 0) add(['backup', 'interval'], c.backup.interval, 'must be greater than 0');
+  if (c.state.enableConfigSync && c.state.nats.servers.length === 0) add(['state', 'enableConfigSync'], true, 'needs state.nats.servers');
+
+  if (c.redirect.enabled && c.redirect.port === undefined) add(['redirect', 'port'], undefined, 'required when redirect.enabled is true');
+
+  if (c.bgp.enabled) {
+    if (!c.bgp.localASN) add(['bgp', 'localASN'], c.bgp.localASN, 'required and non-zero when bgp.enabled is true');
+    if (!c.bgp.routerID) add(['bgp', 'routerID'], undefined, 'required when bgp.enabled is true');
+    const hold = parseDuration(c.bgp.holdTime);
+    if (hold !== undefined && hold !== 0 && hold < 3000) add(['bgp', 'holdTime'], c.bgp.holdTime, 'must be 0 or at least 3s (RFC 4271)');
+  }
+  c.bgp.peers.forEach((p, i) => { if (p.remoteASN === 0) add(['bgp', 'peers', i, 'remoteASN'], 0, 'must be non-zero'); });
+
+  const o = c.auth.oidc;
+  if (o.enabled) {
+    if (!o.discoveryUrl) add(['auth', 'oidc', 'discoveryUrl'], undefined, 'required when auth.oidc.enabled is true');
+    else if (!o.discoveryUrl.startsWith('https://')) add(['auth', 'oidc', 'discoveryUrl'], o.discoveryUrl, 'must be an https URL');
+    if (!o.clientId) add(['auth', 'oidc', 'clientId'], undefined, 'required when auth.oidc.enabled is true');
+    if (!o.clientSecret) add(['auth', 'oidc', 'clientSecret'], undefined, 'required when auth.oidc.enabled is true');
+    if (!o.redirectUri) add(['auth', 'oidc', 'redirectUri'], undefined, 'required when auth.oidc.enabled is true');
+    else if (!/^https?:\/\/.+\/api\/v1\/auth\/oidc\/callback$/.test(o.redirectUri)) add(['auth', 'oidc', 'redirectUri'], o.redirectUri, 'must be a full URL ending in /api/v1/auth/oidc/callback');
+  }
+  if (c.gitops.repoURL && c.gitops.requireSignature && !c.gitops.keyringFile) add(['gitops', 'keyringFile'], undefined, 'required when gitops.requireSignature is true');
+  return out;
+}
+
+/** Maps algorithm aliases (`wrr`, `weighted_rr`, `geoip`, `mapfile`) to their canonical names. */
+export function normaliseAlgorithmName(name: string): string {
+  switch (name) {
+    case 'wrr': case 'weighted_rr': return 'weighted-round-robin';
+    case 'geoip': return 'geo-ip';
+    case 'mapfile': return 'map-file';
+    default: return name;
+  }
+}

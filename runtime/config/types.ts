@@ -1,0 +1,71 @@
+/** The daemon's configuration after defaults are applied (schemas/config.v1.schema.json). */
+export interface TsigKey { name: string; algorithm: 'hmac-sha256' | 'hmac-sha512' | 'hmac-sha1'; secret: string }
+export interface HealthFileConfig {
+  enabled: boolean; type: 'tcp' | 'http' | 'icmp' | 'script' | 'webhook'; port: number;
+  checkinterval: string; timeout: string;
+  http: { path: string; host: string; expectedstatus: number; contains: string; tls: boolean; insecureSkipVerify: boolean };
+  icmpCount: number; scriptPath?: string; scriptContent?: string; webhookURL?: string; webhookMethod: 'POST' | 'GET';
+  scoreWindow: number; rise: number; fall: number;
+}
+export interface SmtpFileConfig {
+  host: string; port: number; from?: string; to: string[]; username?: string; password?: string; startTls: boolean; tls: boolean;
+}
+export interface Config {
+  cluster: { id: string };
+  node: { id: string };
+  dns: {
+    listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
+    soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
+    udpPayloadSize: number; lookupDeadline: string;
+    axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
+  };
+  database: { path: string };
+  api: { enabled: boolean; listenAddr: string; port: number; webuiPath?: string; trustedProxies: string[]; bodyLimit: number };
+  loadbalancer: {
+    algorithm: string; endpoints: string[]; weights: Record<string, number>; ttl: number;
+    geoip: { dbPath?: string; endpointLocations: Record<string, { lat: number; lon: number }> };
+    mapFile: { rules: { cidr: string; endpoint: string }[] };
+    asn: { dbPath?: string; rules: { asn?: number; org?: string; endpoint: string }[] };
+  };
+  health: HealthFileConfig;
+  gitops: {
+    repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
+    allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
+    safety: { maxChangePercent: number; minExisting: number };
+    auth: { sshKeyPath?: string; tokenEnv?: string };
+  };
+  state: {
+    healthPolicy: 'prefer-local' | 'local-only' | 'global-any-healthy' | 'global-quorum';
+    quorumMinPercent: number; heartbeatInterval: string; heartbeatTTL: string;
+    nats: {
+      servers: string[]; tls: { caFile?: string; certFile?: string; keyFile?: string };
+      auth: { user?: string; password?: string; nkeySeedFile?: string; credsFile?: string }; jetStream: { domain?: string };
+    };
+    enableConfigSync: boolean;
+    config: { mode: 'jetstream'; stream: string; subjectPrefix: string; kvBucket: string; applyTimeout: string };
+  };
+  backup: { enabled: boolean; dir: string; interval: string; keep: number };
+  logging: { format: 'json' | 'text'; level: 'debug' | 'info' | 'warn' | 'error' };
+  metrics: { enablePrometheus: boolean; listenAddr: string; port: number };
+  license: { secret?: string; licenseKey?: string };
+  redirect: { enabled: boolean; listenAddr: string; port?: number };
+  bgp: {
+    enabled: boolean; localASN?: number; routerID?: string; listenAddr: string; listenPort: number; holdTime: string; keepAliveTime: string;
+    peers: { remoteASN: number; remoteAddr: string; password?: string }[]; nodePrefixes: string[];
+    poolPrefixes: { poolID: string; prefixes: string[]; withdrawThreshold: number }[];
+  };
+  auth: {
+    sessionTTL: string; sessionExtend: boolean; bcryptCost: number; setupEndpoint: boolean;
+    oidc: {
+      enabled: boolean; discoveryUrl?: string; clientId?: string; clientSecret?: string; redirectUri?: string; scopes: string[];
+      roleClaim: string; roleMapping: Record<string, string>; defaultRole: 'tenant_admin' | 'operator' | 'viewer'; allowedDomains: string[];
+    };
+  };
+  alerts: {
+    webhooks: { url: string; secret?: string }[];
+    oncall_a: { routingKey: string; severity: 'critical' | 'error' | 'warning' | 'info'; baseUrl?: string }[];
+    oncall_b: { apiKey: string; priority: 'P1' | 'P2' | 'P3' | 'P4' | 'P5'; region: 'us' | 'eu'; baseUrl?: string }[];
+    smtp: SmtpFileConfig[];
+    queueSize: number;
+  };
+}

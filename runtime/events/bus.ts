@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events';
+import type { Plan } from '../../controller/plan/types.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/** A health flip of one endpoint (gslb-api.md §3 and §6 `health_update`). */
+export interface HealthTransition {
+  poolId: string;
+  ipAddress: string;
+  healthy: boolean;
+  score: number;
+  timestamp: number;
+  rttMs: number;
+  node: string;
+  /** ms between the first failing (or succeeding) probe and the flip */
+  detectionMs?: number;
+}
+
+/** The events inside one daemon. Readers subscribe; the applier and the health state machine emit. */
+export interface BusEvents {
+  /** after a plan's snapshot is swapped in */
+  plan_applied: [{ plan: Plan; snapshot: Snapshot; previous: Snapshot }];
+  /** a WebSocket-shaped message `{type, payload}` for the live feed */
+  ws_message: [{ type: string; payload: unknown }];
+  health_transition: [HealthTransition];
+  /** a GitOps revision was refused (bad signature, invalid manifests, held-back plan) */
+  gitops_rejected: [{ revision: string; reason: string; message: string }];
+}
+
+/** Typed event bus. Listeners must not throw; errors are caught and reported to `onError`. */
+export class EventBus {
+  private readonly ee = new EventEmitter();
+  constructor(private readonly onError: (err: unknown, event: string) => void = () => {}) {
+    this.ee.setMaxListeners(100);
+  }
+  on<K extends keyof BusEvents>(event: K, fn: (...args: BusEvents[K]) => void): () => void {
+    const wrapped = (...args: BusEvents[K]) => {
+      try {
+        fn(...args);
+      } catch (err) {
+        this.onError(err, event);
+      }
+    };
+    this.ee.on(event, wrapped as (...a: unknown[]) => void);
+    return () => this.ee.off(event, wrapped as (...a: unknown[]) => void);
+  }
+  emit<K extends keyof BusEvents>(event: K, ...args: BusEvents[K]): void {
+    this.ee.emit(event, ...args);
+  }
+}

@@ -1,0 +1,49 @@
+/** Health of one endpoint (gslb-api.md §2 "Health status entry"). */
+export interface HealthEntry {
+  healthy: boolean;
+  score: number;
+  lastChecked: number;
+  rttMs: number;
+  node: string;
+}
+
+/**
+ * The in-memory health view that the DNS answer path reads: pool id → IP → entry. An endpoint with
+ * no entry is healthy (optimistic start, §3). `version` increases on every change so readers can
+ * cache derived data.
+ */
+export class HealthView {
+  private readonly byPool = new Map<string, Map<string, HealthEntry>>();
+  version = 0;
+
+  get(poolId: string, ip: string): HealthEntry | undefined {
+    return this.byPool.get(poolId)?.get(ip);
+  }
+  /** True unless the endpoint is known to be unhealthy. Hot path: two map lookups. */
+  isHealthy(poolId: string, ip: string): boolean {
+    const e = this.byPool.get(poolId)?.get(ip);
+    return e === undefined || e.healthy;
+  }
+  /** Score in [0,1]; 1 when unknown. */
+  score(poolId: string, ip: string): number {
+    return this.byPool.get(poolId)?.get(ip)?.score ?? 1;
+  }
+  set(poolId: string, ip: string, e: HealthEntry): void {
+    let m = this.byPool.get(poolId);
+    if (!m) this.byPool.set(poolId, (m = new Map()));
+    m.set(ip, e);
+    this.version++;
+  }
+  delete(poolId: string, ip?: string): void {
+    if (ip === undefined) this.byPool.delete(poolId);
+    else this.byPool.get(poolId)?.delete(ip);
+    this.version++;
+  }
+  /** Entries of one pool (IP → entry). */
+  pool(poolId: string): ReadonlyMap<string, HealthEntry> {
+    return this.byPool.get(poolId) ?? new Map();
+  }
+  pools(): IterableIterator<[string, Map<string, HealthEntry>]> {
+    return this.byPool.entries();
+  }
+}

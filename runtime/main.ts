@@ -1,0 +1,47 @@
+import { loadConfig, DEFAULT_CONFIG_PATH } from './config/load.js';
+import { ValidationError, GslbError } from './errors.js';
+import { startDaemon } from './daemon.js';
+import { parseArgs } from './args.js';
+import './parts-all.js';
+
+const USAGE = `usage: gslbd [--config FILE]
+
+  --config, -config FILE   configuration file (default ${DEFAULT_CONFIG_PATH})
+  --help                   show this help`;
+
+/** Hooks that other parts add for one-shot commands (e.g. --create-admin). Returns an exit code or undefined. */
+export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: string) => Promise<number | undefined>)[] = [];
+
+/** The `gslbd` entry point. Returns the exit code for one-shot commands; keeps running otherwise. */
+export async function main(argv: string[]): Promise<number | undefined> {
+  let flags: Record<string, string | boolean>;
+  try {
+    ({ flags } = parseArgs(argv, { values: ['config'], booleans: ['help', 'create-admin'], aliases: { c: 'config' } }));
+  } catch (err) {
+    process.stderr.write(`gslbd: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (flags.help) { process.stdout.write(`${USAGE}\n`); return 0; }
+  const configPath = typeof flags.config === 'string' ? flags.config : DEFAULT_CONFIG_PATH;
+  for (const cmd of COMMANDS) {
+    const code = await cmd(flags, configPath);
+    if (code !== undefined) return code;
+  }
+  let daemon;
+  try {
+    const config = loadConfig(configPath);
+    daemon = await startDaemon(config);
+  } catch (err) {
+    if (err instanceof ValidationError || err instanceof GslbError) process.stderr.write(`gslbd: ${err.message}\n`);
+    else process.stderr.write(`gslbd: startup failed: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+  const stop = async (signal: string) => {
+    daemon.core.log.info({ signal }, 'shutting down');
+    await daemon.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return undefined;
+}

@@ -1,0 +1,4 @@
+import { PARTS } from '../parts.js';
+
+/** The metrics part (placeholder until it is built). */
+PARTS.push({ name: 'metrics' });

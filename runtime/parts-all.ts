@@ -1,0 +1,11 @@
+/**
+ * Registers every daemon part, in start order. Each import adds itself to PARTS.
+ */
+import './metrics/part.js';
+import './auth/part.js';
+import './cluster/part.js';
+import './health/part.js';
+import './dns/part.js';
+import './ws/part.js';
+import './alerts/part.js';
+import '../controller/part.js';

@@ -1,0 +1,115 @@
+import { kindInfo } from '../model/kinds.js';
+import type { Row, ServiceRow } from '../model/types.js';
+
+/**
+ * The immutable runtime view that every reader uses (DNS, API GETs, health, WebSocket). A new
+ * Snapshot is built off to the side from the previous one plus a plan's changes, sharing untouched
+ * maps, and swapped in with one assignment. Never mutate a Snapshot or anything reachable from it.
+ */
+export interface Snapshot {
+  readonly version: number;
+  /** last revision applied, any origin */
+  readonly revision: string;
+  readonly rows: ReadonlyMap<string, ReadonlyMap<string, Row>>;
+  /** parent id → child kind → children in storage order */
+  readonly children: ReadonlyMap<string, ReadonlyMap<string, readonly Row[]>>;
+  /** lower-cased FQDN → service */
+  readonly serviceByDomain: ReadonlyMap<string, ServiceRow>;
+  readonly builtAt: number;
+}
+
+/** One row-level mutation, as derived from a plan change. */
+export type RowMutation = { op: 'put'; row: Row } | { op: 'delete'; kind: string; id: string };
+
+const EMPTY_ROWS: ReadonlyMap<string, Row> = new Map();
+const EMPTY_CHILDREN: readonly Row[] = [];
+
+/** The empty snapshot (version 0). */
+export function emptySnapshot(): Snapshot {
+  return { version: 0, revision: '', rows: new Map(), children: new Map(), serviceByDomain: new Map(), builtAt: 0 };
+}
+
+/** All rows of a kind, in storage order. */
+export function rowsOf<T extends Row = Row>(s: Snapshot, kind: string): ReadonlyMap<string, T> {
+  return (s.rows.get(kind) ?? EMPTY_ROWS) as ReadonlyMap<string, T>;
+}
+
+/** One row by kind and id, or undefined. */
+export function getRow<T extends Row = Row>(s: Snapshot, kind: string, id: string): T | undefined {
+  return s.rows.get(kind)?.get(id) as T | undefined;
+}
+
+/** Children of a parent row of one kind, in storage order. */
+export function childrenOf<T extends Row = Row>(s: Snapshot, parentId: string, kind: string): readonly T[] {
+  return (s.children.get(parentId)?.get(kind) ?? EMPTY_CHILDREN) as readonly T[];
+}
+
+/**
+ * Builds the next snapshot from `prev` and row mutations. Pure apart from `now`. Only the maps of
+ * touched kinds and parents are copied; everything else is shared with `prev`.
+ */
+export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revision: string, now: number): Snapshot {
+  const rows = new Map(prev.rows);
+  const copiedKinds = new Set<string>();
+  const children = new Map(prev.children);
+  const copiedParents = new Map<string, Map<string, Row[]>>();
+  let services: Map<string, ServiceRow> | undefined;
+
+  const kindMap = (kind: string): Map<string, Row> => {
+    if (!copiedKinds.has(kind)) {
+      rows.set(kind, new Map(prev.rows.get(kind) ?? []));
+      copiedKinds.add(kind);
+    }
+    return rows.get(kind) as Map<string, Row>;
+  };
+  const childList = (parentId: string, kind: string): Row[] => {
+    let byKind = copiedParents.get(parentId);
+    if (!byKind) {
+      byKind = new Map();
+      for (const [k, list] of prev.children.get(parentId) ?? []) byKind.set(k, [...list]);
+      copiedParents.set(parentId, byKind);
+      children.set(parentId, byKind);
+    }
+    let list = byKind.get(kind);
+    if (!list) byKind.set(kind, (list = []));
+    return list;
+  };
+  const serviceMap = () => (services ??= new Map(prev.serviceByDomain));
+  const parentIdOf = (row: Row | undefined): string | undefined => {
+    if (!row) return undefined;
+    const p = kindInfo(row.kind).parent;
+    return p ? ((row as Record<string, unknown>)[p.field] as string) : undefined;
+  };
+
+  for (const m of muts) {
+    const kind = m.op === 'put' ? m.row.kind : m.kind;
+    const id = m.op === 'put' ? m.row.id : m.id;
+    const map = kindMap(kind);
+    const old = map.get(id);
+    const oldParent = parentIdOf(old);
+    if (oldParent !== undefined) {
+      const list = childList(oldParent, kind);
+      const i = list.findIndex((r) => r.id === id);
+      if (m.op === 'put' && parentIdOf(m.row) === oldParent && i >= 0) list[i] = m.row;
+      else if (i >= 0) list.splice(i, 1);
+    }
+    if (kind === 'service' && old) serviceMap().delete(String((old as ServiceRow).domain).toLowerCase());
+    if (m.op === 'delete') {
+      map.delete(id);
+      children.delete(id);
+      continue;
+    }
+    map.set(id, m.row);
+    const newParent = parentIdOf(m.row);
+    if (newParent !== undefined && newParent !== oldParent) childList(newParent, kind).push(m.row);
+    if (kind === 'service') serviceMap().set((m.row as ServiceRow).domain.toLowerCase(), m.row as ServiceRow);
+  }
+  return {
+    version: prev.version + 1,
+    revision,
+    rows,
+    children,
+    serviceByDomain: services ?? prev.serviceByDomain,
+    builtAt: now,
+  };
+}

@@ -1,0 +1,4 @@
+/** Tables of the auth part. */
+export const sql = `
+SELECT 1;
+`;

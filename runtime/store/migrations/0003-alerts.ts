@@ -1,0 +1,4 @@
+/** Tables of the alerts part. */
+export const sql = `
+SELECT 1;
+`;

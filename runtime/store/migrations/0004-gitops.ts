@@ -1,0 +1,4 @@
+/** Tables of the gitops part. */
+export const sql = `
+SELECT 1;
+`;

@@ -1,0 +1,4 @@
+/** Tables of the cluster part. */
+export const sql = `
+SELECT 1;
+`;

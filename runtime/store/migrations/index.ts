@@ -1,0 +1,17 @@
+import * as m0001 from './0001-init.js';
+import * as m0002 from './0002-auth.js';
+import * as m0003 from './0003-alerts.js';
+import * as m0004 from './0004-gitops.js';
+import * as m0005 from './0005-cluster.js';
+
+/**
+ * Numbered schema migrations, applied in order at start inside one transaction each. Append new
+ * ones; never edit an applied one.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: 'init', sql: m0001.sql },
+  { version: 2, name: 'auth', sql: m0002.sql },
+  { version: 3, name: 'alerts', sql: m0003.sql },
+  { version: 4, name: 'gitops', sql: m0004.sql },
+  { version: 5, name: 'cluster', sql: m0005.sql },
+];

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { validateConfigObject } from '../../runtime/config/load.js';
+import { startDaemon, type Daemon } from '../../runtime/daemon.js';
+import type { Config } from '../../runtime/config/types.js';
+import '../../runtime/parts-all.js';
+
+/** Collects every log line a test daemon writes, so tests can assert on logs (and on secrets absent). */
+export class LogCapture extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    for (const l of chunk.toString().split('\n')) if (l) this.lines.push(JSON.parse(l) as Record<string, unknown>);
+    cb();
+  }
+  text(): string {
+    return this.lines.map((l) => JSON.stringify(l)).join('\n');
+  }
+}
+
+export interface TestDaemon extends Daemon {
+  url: string;
+  logs: LogCapture;
+  dir: string;
+  stop: () => Promise<void>;
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> | T[K] : T[K] };
+
+/**
+ * Starts gslbd in-process on loopback with ports 0, a temp SQLite file and captured JSON logs.
+ * `overrides` are merged over the defaults before validation, so they pass the real checks.
+ */
+export async function startTestDaemon(overrides: DeepPartial<Config> & Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestDaemon> {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-test-'));
+  const defaults: Record<string, unknown> = {
+    node: { id: 'test-node' },
+    database: { path: join(dir, 'gslbd.db') },
+    api: { enabled: true, listenAddr: '127.0.0.1', port: 0 },
+    dns: { listenAddr: '127.0.0.1', port: 0 },
+    logging: { format: 'json', level: 'debug' },
+  };
+  const raw: Record<string, unknown> = { ...defaults };
+  // one level of merging: `{ api: { bodyLimit } }` keeps the default api.port 0
+  for (const [k, v] of Object.entries(overrides)) {
+    const base = defaults[k];
+    raw[k] = base && typeof base === 'object' && v && typeof v === 'object' && !Array.isArray(v) ? { ...base, ...v } : v;
+  }
+  const config = validateConfigObject(raw);
+  const logs = new LogCapture();
+  const log = pino({ level: 'debug' }, logs);
+  const daemon = await startDaemon(config, { log, env });
+  const url = daemon.apiAddress ? `http://127.0.0.1:${daemon.apiAddress.port}` : '';
+  const stop = async () => {
+    await daemon.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { ...daemon, url, logs, dir, stop };
+}
+
+/** fetch + JSON helper: returns status, parsed body (or text) and headers. */
+export async function api(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try { json = text ? JSON.parse(text) : undefined; } catch { json = text; }
+  return { status: res.status, body: json as any, headers: res.headers };
+}
