@@ -12,6 +12,8 @@ import type { Plan } from '../controller/plan/types.js';
 import type { Snapshot } from './snapshot/snapshot.js';
 import type { Registry } from 'prom-client';
 import { createMetricsRegistry } from './metrics/registry.js';
+import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionStore } from './auth/stores.js';
+import { NO_MAIL, type MailPort } from './mail/port.js';
 
 /**
  * The runtime core shared by every listener: config, storage, the current Snapshot, the health
@@ -37,6 +39,12 @@ export interface Core {
   apply: (plan: Plan, opts?: ApplyOptions) => Snapshot;
   /** a fresh revision id for a REST write */
   apiRevision: () => string;
+  /** session storage (memory per node; the cluster part swaps in NATS KV) */
+  sessions: SessionStore;
+  /** single-use values: OIDC state, password-reset tokens (memory per node; NATS KV in a cluster) */
+  nonces: NonceStore;
+  /** outbound mail; the mail part replaces the default */
+  mail: MailPort;
   /** counters that listeners fill in (e.g. open WebSocket clients) */
   gauges: { webSocketClients: () => number };
   /** cleanup callbacks run at shutdown, last registered first */
@@ -63,6 +71,9 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     newId: () => randomUUID(),
     apply: (plan, opts) => applyPlan({ store, holder, bus }, plan, opts),
     apiRevision: () => `api:${randomUUID()}`,
+    sessions: new MemorySessionStore(),
+    nonces: new MemoryNonceStore(),
+    mail: NO_MAIL,
     gauges: { webSocketClients: () => 0 },
     closers: [() => { db.close(); }],
   };

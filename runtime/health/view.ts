@@ -12,17 +12,27 @@ export interface HealthEntry {
  * no entry is healthy (optimistic start, §3). `version` increases on every change so readers can
  * cache derived data.
  */
+/**
+ * Decides whether DNS treats an endpoint as healthy from the local entry (undefined when this node
+ * has not probed it). The cluster part installs the policies of gslb-config-auth.md §2
+ * (`prefer-local`, `local-only`, `global-any-healthy`, `global-quorum`).
+ */
+export type HealthPolicy = (poolId: string, ip: string, local: HealthEntry | undefined) => boolean;
+
+/** Default policy: the local result; an endpoint never probed is healthy (optimistic start). */
+export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined || local.healthy;
+
 export class HealthView {
   private readonly byPool = new Map<string, Map<string, HealthEntry>>();
   version = 0;
+  policy: HealthPolicy = localPolicy;
 
   get(poolId: string, ip: string): HealthEntry | undefined {
     return this.byPool.get(poolId)?.get(ip);
   }
-  /** True unless the endpoint is known to be unhealthy. Hot path: two map lookups. */
+  /** Whether DNS may answer with the endpoint, under the active policy. Hot path: two map lookups. */
   isHealthy(poolId: string, ip: string): boolean {
-    const e = this.byPool.get(poolId)?.get(ip);
-    return e === undefined || e.healthy;
+    return this.policy(poolId, ip, this.byPool.get(poolId)?.get(ip));
   }
   /** Score in [0,1]; 1 when unknown. */
   score(poolId: string, ip: string): number {
