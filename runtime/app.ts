@@ -47,6 +47,8 @@ export interface Core {
   mail: MailPort;
   /** counters that listeners fill in (e.g. open WebSocket clients) */
   gauges: { webSocketClients: () => number };
+  /** facts parts publish about themselves (e.g. `dnsPort` actually bound); returned by startDaemon */
+  info: Record<string, unknown>;
   /** cleanup callbacks run at shutdown, last registered first */
   closers: (() => Promise<void> | void)[];
 }
@@ -75,6 +77,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     nonces: new MemoryNonceStore(),
     mail: NO_MAIL,
     gauges: { webSocketClients: () => 0 },
+    info: {},
     closers: [() => { db.close(); }],
   };
   log.info({ rows: rows.length, revision: initial.revision || null }, 'state loaded');

@@ -24,8 +24,7 @@ export async function startDaemon(config: Config, opts: { log?: Logger; env?: No
   const core = createCore(config, log, opts.env ?? process.env);
   const parts = opts.parts ?? PARTS;
   const ext = createExtensions();
-  const info: Record<string, unknown> = {};
-  (core as Core & { info?: Record<string, unknown> }).info = info;
+  const info = core.info;
   try {
     for (const p of parts) await p.setup?.(core, ext);
     const api = await buildApi(core, ext);
