@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from '../../runtime/args.js';
 import { COMMANDS, type CliCommand } from './commands.js';
 import './commands-all.js';
@@ -37,3 +38,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
 }
+
+// Run directly (`node --import tsx controller/cli/main.ts …`): bin/gslbctl.mjs imports main() instead.
+const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isEntry) void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });

@@ -1,5 +1,6 @@
 import { kindInfo } from '../model/kinds.js';
 import type { Row, ServiceRow } from '../model/types.js';
+import { ChunkedMap, type ChunkedMapBuilder } from './chunked-map.js';
 
 /**
  * The immutable runtime view that every reader uses (DNS, API GETs, health, WebSocket). A new
@@ -26,8 +27,11 @@ const EMPTY_CHILDREN: readonly Row[] = [];
 
 /** The empty snapshot (version 0). */
 export function emptySnapshot(): Snapshot {
-  return { version: 0, revision: '', rows: new Map(), children: new Map(), serviceByDomain: new Map(), builtAt: 0 };
+  return { version: 0, revision: '', rows: new Map(), children: ChunkedMap.empty(), serviceByDomain: ChunkedMap.empty(), builtAt: 0 };
 }
+
+const asChunked = <V>(m: ReadonlyMap<string, V> | undefined): ChunkedMap<V> =>
+  m instanceof ChunkedMap ? (m as ChunkedMap<V>) : ChunkedMap.from<V>(m ?? []);
 
 /** All rows of a kind, in storage order. */
 export function rowsOf<T extends Row = Row>(s: Snapshot, kind: string): ReadonlyMap<string, T> {
@@ -49,18 +53,15 @@ export function childrenOf<T extends Row = Row>(s: Snapshot, parentId: string, k
  * touched kinds and parents are copied; everything else is shared with `prev`.
  */
 export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revision: string, now: number): Snapshot {
-  const rows = new Map(prev.rows);
-  const copiedKinds = new Set<string>();
-  const children = new Map(prev.children);
+  const tables = new Map<string, ChunkedMapBuilder<Row>>();
+  const children = asChunked(prev.children).builder();
   const copiedParents = new Map<string, Map<string, Row[]>>();
-  let services: Map<string, ServiceRow> | undefined;
+  let services: ChunkedMapBuilder<ServiceRow> | undefined;
 
-  const kindMap = (kind: string): Map<string, Row> => {
-    if (!copiedKinds.has(kind)) {
-      rows.set(kind, new Map(prev.rows.get(kind) ?? []));
-      copiedKinds.add(kind);
-    }
-    return rows.get(kind) as Map<string, Row>;
+  const kindMap = (kind: string): ChunkedMapBuilder<Row> => {
+    let b = tables.get(kind);
+    if (!b) tables.set(kind, (b = asChunked(prev.rows.get(kind)).builder()));
+    return b;
   };
   const childList = (parentId: string, kind: string): Row[] => {
     let byKind = copiedParents.get(parentId);
@@ -74,7 +75,7 @@ export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revis
     if (!list) byKind.set(kind, (list = []));
     return list;
   };
-  const serviceMap = () => (services ??= new Map(prev.serviceByDomain));
+  const serviceMap = () => (services ??= asChunked(prev.serviceByDomain).builder());
   const parentIdOf = (row: Row | undefined): string | undefined => {
     if (!row) return undefined;
     const p = kindInfo(row.kind).parent;
@@ -97,6 +98,7 @@ export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revis
     if (m.op === 'delete') {
       map.delete(id);
       children.delete(id);
+      copiedParents.delete(id);
       continue;
     }
     map.set(id, m.row);
@@ -104,12 +106,14 @@ export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revis
     if (newParent !== undefined && newParent !== oldParent) childList(newParent, kind).push(m.row);
     if (kind === 'service') serviceMap().set((m.row as ServiceRow).domain.toLowerCase(), m.row as ServiceRow);
   }
+  const rows = new Map(prev.rows);
+  for (const [kind, b] of tables) rows.set(kind, b.build());
   return {
     version: prev.version + 1,
     revision,
     rows,
-    children,
-    serviceByDomain: services ?? prev.serviceByDomain,
+    children: children.build(),
+    serviceByDomain: services ? services.build() : prev.serviceByDomain,
     builtAt: now,
   };
 }

@@ -48,7 +48,16 @@ export async function startTestDaemon(overrides: DeepPartial<Config> & Record<st
     const base = defaults[k];
     raw[k] = base && typeof base === 'object' && v && typeof v === 'object' && !Array.isArray(v) ? { ...base, ...v } : v;
   }
+  // The schema requires ports 1..65535 (gslb-config-auth.md §2); tests listen on port 0, so a
+  // port 0 is validated as 1 and put back afterwards.
+  const zeroPorts: [Record<string, unknown>, string][] = [];
+  for (const v of Object.values(raw)) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+    const o = v as Record<string, unknown>;
+    for (const k of ['port', 'listenPort']) if (o[k] === 0) { zeroPorts.push([o, k]); o[k] = 1; }
+  }
   const config = validateConfigObject(raw);
+  for (const [o, k] of zeroPorts) o[k] = 0;
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, logs);
   const daemon = await startDaemon(config, { log, env });

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a TypeScript entry point (`runtime/main.ts`, `controller/cli/main.ts`) the way the bin shims do. */
+export function spawnEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const file = entry === 'gslbd' ? 'runtime/main.ts' : 'controller/cli/main.ts';
+  return spawn(process.execPath, ['--import', 'tsx', file, ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/**
+ * The environment for a child process started by a test: the test runner's own variables removed
+ * (a child that inherits NODE_TEST_CONTEXT reports to the runner instead of running normally).
+ */
+export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+/** Runs an entry point to completion: exit code, stdout, stderr. Killed after `timeoutMs`. */
+export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawnEntry(entry, args, env);
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.on('data', (d) => { stdout += d; });
+    p.stderr!.on('data', (d) => { stderr += d; });
+    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('exit', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+  });
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws). */
+export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, stepMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) { lastErr = e; }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastErr ? `: ${String(lastErr)}` : ''}`);
+}

@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, runEntry, spawnEntry, waitFor } from '../helpers/proc.js';
+
+test('gslbd starts from a config file: create a pool, a member and a service, read them back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-start-'));
+  const port = await freePort();
+  const dnsPort = await freePort();
+  const cfg = readFileSync('examples/config.yaml', 'utf8')
+    .replace('port: 8080', `port: ${port}`)
+    .replace('path: ./gslbd-dev.db', `path: ${join(dir, 'db.sqlite')}`)
+    .replace(/port: 5353/, `port: ${dnsPort}`)
+    .replace(/metrics:\n  enablePrometheus: true/, 'metrics:\n  enablePrometheus: false')
+    .replace('format: text', 'format: json');
+  writeFileSync(join(dir, 'config.yaml'), cfg);
+  const p = spawnEntry('gslbd', ['-config', join(dir, 'config.yaml')], { GSLB_API_KEY: '' });
+  let err = '';
+  p.stderr!.on('data', (d) => { err += d; });
+  p.stdout!.on('data', (d) => { err += d; });
+  try {
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 20000).catch((e) => { throw new Error(`${String(e)}\nstderr: ${err}`); });
+    const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() as Record<string, unknown> }));
+    const pool = await post('/pools', { name: 'web' });
+    assert.equal(pool.status, 201);
+    const member = await post(`/pools/${pool.body.id}/members`, { ipAddress: '127.0.0.10', port: 80 });
+    assert.equal(member.status, 201);
+    const svc = await post('/services', { name: 'web', domain: 'www.example.test.', poolId: pool.body.id });
+    assert.equal(svc.status, 201);
+    const members = await (await fetch(`${base}/pools/${pool.body.id}/members`)).json() as { ipAddress: string }[];
+    assert.deepEqual(members.map((m) => m.ipAddress), ['127.0.0.10']);
+    const services = await (await fetch(`${base}/services`)).json() as { domain: string }[];
+    assert.deepEqual(services.map((s) => s.domain), ['www.example.test.']);
+  } finally {
+    if (p.exitCode === null) {
+      p.kill('SIGTERM');
+      await new Promise((r) => p.once('exit', r));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.ok(!/Error/.test(err), err);
+});
+
+test('gslbd refuses a bad config with every problem listed, and exits 1', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-bad-'));
+  try {
+    writeFileSync(join(dir, 'c.yaml'), 'dns:\n  port: 70000\nlogging:\n  level: loud\n');
+    const r = await runEntry('gslbd', ['--config', join(dir, 'c.yaml')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /c\.yaml:2: dns\.port = 70000: must be <= 65535/);
+    assert.match(r.stderr, /c\.yaml:4: logging\.level = "loud": must be one of/);
+    const missing = await runEntry('gslbd', ['--config', join(dir, 'none.yaml')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /cannot read the configuration file \(ENOENT\)/);
+    writeFileSync(join(dir, 'db.yaml'), `database:\n  path: ${join(dir, 'no', 'such', 'x.db')}\n`);
+    const db = await runEntry('gslbd', ['--config', join(dir, 'db.yaml')]);
+    assert.equal(db.code, 1);
+    assert.match(db.stderr, /parent directory .* does not exist/);
+    const flag = await runEntry('gslbd', ['--bogus']);
+    assert.equal(flag.code, 2);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('gslbctl validate --config: exit 0 valid, 1 invalid with every problem, -o json', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbctl-'));
+  try {
+    const ok = await runEntry('gslbctl', ['validate', '--config', 'examples/config.yaml']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /valid/);
+    writeFileSync(join(dir, 'bad.yaml'), 'api:\n  port: 0\n  listenAddr: x\n');
+    const bad = await runEntry('gslbctl', ['validate', '--config', join(dir, 'bad.yaml'), '-o', 'json']);
+    assert.equal(bad.code, 1);
+    const out = JSON.parse(bad.stdout) as { valid: boolean; problems: string[] };
+    assert.equal(out.valid, false);
+    assert.equal(out.problems.length, 2);
+    const unknown = await runEntry('gslbctl', ['nope']);
+    assert.equal(unknown.code, 2);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
