@@ -33,6 +33,8 @@ export interface Core {
   startedAt: number;
   /** system key from GSLB_API_KEY; undefined means dev mode */
   systemKey: string | undefined;
+  /** the environment the daemon started with (tests pass their own; read GSLB_SECRET_KEY here) */
+  env: NodeJS.ProcessEnv;
   /** chooses ids for new rows */
   newId: () => string;
   /** applies a plan through the one write path */
@@ -70,6 +72,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     metrics: createMetricsRegistry(config.cluster.id, config.node.id),
     startedAt: Date.now(),
     systemKey: env.GSLB_API_KEY || undefined,
+    env,
     newId: () => randomUUID(),
     apply: (plan, opts) => applyPlan({ store, holder, bus }, plan, opts),
     apiRevision: () => `api:${randomUUID()}`,

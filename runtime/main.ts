@@ -3,6 +3,8 @@ import { ValidationError, GslbError } from './errors.js';
 import { startDaemon } from './daemon.js';
 import { parseArgs } from './args.js';
 import './parts-all.js';
+import { pathToFileURL } from 'node:url';
+import { createAdminCommand } from './auth/create-admin.js';
 
 const USAGE = `usage: gslbd [--config FILE]
 
@@ -10,7 +12,7 @@ const USAGE = `usage: gslbd [--config FILE]
   --help                   show this help`;
 
 /** Hooks that other parts add for one-shot commands (e.g. --create-admin). Returns an exit code or undefined. */
-export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: string) => Promise<number | undefined>)[] = [];
+export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: string) => Promise<number | undefined>)[] = [createAdminCommand];
 
 /** The `gslbd` entry point. Returns the exit code for one-shot commands; keeps running otherwise. */
 export async function main(argv: string[]): Promise<number | undefined> {
@@ -45,3 +47,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   return undefined;
 }
+
+// Run directly (`node --import tsx runtime/main.ts …`): bin/gslbd.mjs imports main() instead.
+const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isEntry) void main(process.argv.slice(2)).then((code) => { if (typeof code === 'number') process.exitCode = code; });

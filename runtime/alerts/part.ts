@@ -1,4 +1,63 @@
+import type { Core } from '../app.js';
+import type { ApiExtensions } from '../api/server.js';
+import { settingsSmtpRoutes } from '../api/routes/settings-smtp.js';
+import { createSecretBox } from '../mail/secret-box.js';
+import { MailService } from '../mail/service.js';
+import { MailSettingsStore } from '../mail/settings-store.js';
+import { fromFileItem } from '../mail/settings.js';
+import { MailTemplates } from '../mail/templates.js';
+import { createHttpClient } from '../net/http-client.js';
 import { PARTS } from '../parts.js';
+import { AlertDispatcher } from './dispatcher.js';
+import { healthAlertOf } from './events.js';
+import { createAlertMetrics } from './metrics.js';
+import { buildTargets } from './targets/index.js';
 
-/** The alerts part (placeholder until it is built). */
-PARTS.push({ name: 'alerts' });
+/** What the alerts part leaves in `core.info.alerts` (tests wait on `idle`). */
+export interface AlertsInfo {
+  dispatcher: AlertDispatcher;
+  mail: MailService;
+}
+
+/**
+ * Installs the real mailer as core.mail, mounts /settings/smtp, and sends alerts for
+ * `health_transition` and `gitops_rejected` bus events to every configured target. A rejection
+ * repeated for the same revision and reason (the loop retries a bad commit) alerts once.
+ */
+export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>): AlertsInfo {
+  const log = core.log.child({ component: 'alerts' });
+  const box = createSecretBox(core.env.GSLB_SECRET_KEY);
+  const store = new MailSettingsStore(core.db, box);
+  const mail = new MailService({ store, file: core.config.alerts.smtp.map(fromFileItem), log: core.log.child({ component: 'mail' }) });
+  core.mail = mail;
+  if (!box.encrypting && store.rawPassword()?.startsWith('plain:')) log.warn('GSLB_SECRET_KEY is unset: the stored mail password is kept unencrypted');
+  const templates = new MailTemplates(core.config.alerts.mailTemplatesDir);
+  ext.apiPlugins.push(settingsSmtpRoutes(mail, templates, core.config.node.id));
+
+  const client = createHttpClient({ timeoutMs: 10_000 });
+  const targets = buildTargets(core.config.alerts, client, () => core.mail, templates, core.config.node.id);
+  let dispatcher!: AlertDispatcher;
+  const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
+  dispatcher = new AlertDispatcher({ targets, queueSize: core.config.alerts.queueSize, log, metrics });
+
+  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue(healthAlertOf(t)));
+  let lastRejection = '';
+  const offGitops = core.bus.on('gitops_rejected', (r) => {
+    const key = `${r.revision}\u0000${r.reason}`;
+    if (key === lastRejection) return;
+    lastRejection = key;
+    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id });
+  });
+  core.closers.push(async () => {
+    offHealth();
+    offGitops();
+    await dispatcher.close();
+    await client.close();
+  });
+  log.info({ webhooks: core.config.alerts.webhooks.length, oncall_a: core.config.alerts.oncall_a.length, oncall_b: core.config.alerts.oncall_b.length, mail: mail.current().source }, 'alerts ready');
+  const info: AlertsInfo = { dispatcher, mail };
+  core.info.alerts = info;
+  return info;
+}
+
+PARTS.push({ name: 'alerts', setup: (core, ext) => { setupAlerts(core, ext); } });

@@ -7,6 +7,7 @@ import { registerErrorHandling } from './errors.js';
 import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
+import { collectRoutes } from '../auth/route-registry.js';
 import { resourceSchema } from './routes/schemas.js';
 import { poolRoutes } from './routes/pools.js';
 import { memberRoutes } from './routes/members.js';
@@ -56,9 +57,13 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     },
   });
   registerErrorHandling(app);
+  // The API speaks JSON only: other bodies get 415 instead of being parsed as strings.
+  app.removeContentTypeParser('text/plain');
   const chain: Authenticator[] = [];
   registerAuth(app, () => chain, () => core.systemKey === undefined);
-  registerAudit(app, createAuditSink(process.env.GSLB_AUDIT_LOG, core.log));
+  registerAudit(app, createAuditSink(core.env.GSLB_AUDIT_LOG, core.log));
+  // the real route table with each route's access declaration (the permission-matrix test walks it)
+  core.info.routes = collectRoutes(app);
   app.addSchema(resourceSchema);
   await app.register(swagger, {
     openapi: {

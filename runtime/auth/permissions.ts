@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   'users:read', 'users:write',
   'settings:read', 'settings:write',
   'gitops:read', 'gitops:write',
+  // supra-tenant: managing tenants and their legacy API keys (no role has these; system key only)
+  'tenants:read', 'tenants:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -14,9 +16,10 @@ export type Role = 'tenant_admin' | 'operator' | 'viewer';
 export const ROLES: readonly Role[] = ['tenant_admin', 'operator', 'viewer'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  tenant_admin: PERMISSIONS,
+  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write'],
   operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read'],
-  viewer: ['pools:read', 'gitops:read'],
+  // "read-only on all resources of the tenant" (gslb-config-auth.md §5.4) includes its users
+  viewer: ['pools:read', 'users:read', 'gitops:read'],
 };
 
 /** True when the role grants the permission. */

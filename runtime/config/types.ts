@@ -67,5 +67,7 @@ export interface Config {
     oncall_b: { apiKey: string; priority: 'P1' | 'P2' | 'P3' | 'P4' | 'P5'; region: 'us' | 'eu'; baseUrl?: string }[];
     smtp: SmtpFileConfig[];
     queueSize: number;
+    /** directory of operator mail templates overriding the built-in ones (docs/alerts.md) */
+    mailTemplatesDir?: string;
   };
 }

@@ -1,0 +1,49 @@
+import type { HealthTransition } from '../events/bus.js';
+
+/** A health flip to alert on (bus event `health_transition`; `timestamp` in ms). */
+export interface HealthAlert {
+  type: 'health_transition';
+  poolId: string;
+  ipAddress: string;
+  healthy: boolean;
+  timestamp: number;
+  node: string;
+  score: number;
+  rttMs: number;
+}
+
+/** A refused GitOps revision to alert on (bus event `gitops_rejected`; `timestamp` in ms). */
+export interface GitopsAlert {
+  type: 'gitops_rejected';
+  revision: string;
+  reason: string;
+  message: string;
+  timestamp: number;
+  node: string;
+}
+
+/** Everything the dispatcher delivers. */
+export type AlertEvent = HealthAlert | GitopsAlert;
+
+/** The incident key shared by oncall_a's dedup_key and oncall_b's alias (gslb-config-auth.md §6). */
+export function incidentKey(ev: AlertEvent): string {
+  return ev.type === 'health_transition' ? `svc/${ev.poolId}/${ev.ipAddress}` : `svc/gitops/${ev.revision}`;
+}
+
+/** A one-line human summary, used as incident title and in logs. */
+export function summarize(ev: AlertEvent): string {
+  if (ev.type === 'health_transition') {
+    return `gslbd: member ${ev.ipAddress} of pool ${ev.poolId} is ${ev.healthy ? 'healthy again' : 'unhealthy'}`;
+  }
+  return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} rejected (${ev.reason})`;
+}
+
+/** Converts the bus event. */
+export function healthAlertOf(t: HealthTransition): HealthAlert {
+  return { type: 'health_transition', poolId: t.poolId, ipAddress: t.ipAddress, healthy: t.healthy, timestamp: t.timestamp, node: t.node, score: t.score, rttMs: t.rttMs };
+}
+
+/** Unix seconds of an event (webhook payloads, gslb-config-auth.md §6). */
+export function unixSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}

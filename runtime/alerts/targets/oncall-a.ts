@@ -1,0 +1,49 @@
+import type { HttpClient } from '../../net/http-client.js';
+import { incidentKey, summarize, type AlertEvent } from '../events.js';
+import { hostOf, type AlertTarget } from '../target.js';
+
+/** The public events API; `baseUrl` in the config replaces it (tests, air-gapped proxies). */
+export const ONCALL_A_DEFAULT_BASE = 'https://events.pagerduty.com';
+
+/** One `alerts.oncall_a` entry. */
+export interface OncallAConfig {
+  routingKey: string;
+  severity: 'critical' | 'error' | 'warning' | 'info';
+  baseUrl?: string;
+}
+
+/**
+ * The Events API v2 body: `trigger` when a member turns unhealthy or a revision is rejected,
+ * `resolve` on recovery (severity always `info`); `dedup_key` is `svc/<poolId>/<ipAddress>` or
+ * `svc/gitops/<revision>`.
+ */
+export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string, unknown> {
+  const resolve = ev.type === 'health_transition' && ev.healthy;
+  const details = ev.type === 'health_transition'
+    ? { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, score: ev.score, rttMs: ev.rttMs, node: ev.node }
+    : { revision: ev.revision, reason: ev.reason, message: ev.message, node: ev.node };
+  const payload: Record<string, unknown> = {
+    summary: summarize(ev).slice(0, 1024),
+    source: ev.node,
+    severity: resolve ? 'info' : cfg.severity,
+    timestamp: new Date(ev.timestamp).toISOString(),
+    class: ev.type === 'health_transition' ? 'health' : 'gitops',
+    custom_details: details,
+  };
+  if (ev.type === 'health_transition') { payload.component = ev.ipAddress; payload.group = ev.poolId; }
+  return { routing_key: cfg.routingKey, event_action: resolve ? 'resolve' : 'trigger', dedup_key: incidentKey(ev), client: 'gslbd', payload };
+}
+
+/** An incident-service target of the first kind: POST {base}/v2/enqueue per event. */
+export function oncallATarget(cfg: OncallAConfig, index: number, client: HttpClient): AlertTarget {
+  const base = (cfg.baseUrl ?? ONCALL_A_DEFAULT_BASE).replace(/\/+$/, '');
+  return {
+    type: 'oncall_a',
+    name: `oncall_a[${index}] (${hostOf(base)})`,
+    batch: 1,
+    secrets: [cfg.routingKey],
+    async deliver([ev]) {
+      await client.send({ method: 'POST', url: `${base}/v2/enqueue`, json: oncallAEvent(cfg, ev!) });
+    },
+  };
+}

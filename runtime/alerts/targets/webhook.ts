@@ -1,0 +1,30 @@
+import type { HttpClient } from '../../net/http-client.js';
+import { unixSeconds, type AlertEvent } from '../events.js';
+import { hostOf, type AlertTarget } from '../target.js';
+
+/**
+ * The webhook body. A health flip is exactly `{poolId, ipAddress, healthy, timestamp}` (Unix
+ * seconds; gslb-config-auth.md §6); a GitOps rejection carries `type: "gitops_rejected"`.
+ */
+export function webhookPayload(ev: AlertEvent): Record<string, unknown> {
+  if (ev.type === 'health_transition') {
+    return { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, timestamp: unixSeconds(ev.timestamp) };
+  }
+  return { type: 'gitops_rejected', revision: ev.revision, reason: ev.reason, message: ev.message, timestamp: unixSeconds(ev.timestamp) };
+}
+
+/**
+ * A webhook target: POSTs the JSON payload; with a secret, the header
+ * `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. Any 2xx is success.
+ */
+export function webhookTarget(cfg: { url: string; secret?: string }, index: number, client: HttpClient): AlertTarget {
+  return {
+    type: 'webhook',
+    name: `webhook[${index}] (${hostOf(cfg.url)})`,
+    batch: 1,
+    secrets: cfg.secret ? [cfg.secret] : [],
+    async deliver([ev]) {
+      await client.send({ method: 'POST', url: cfg.url, json: webhookPayload(ev!), ...(cfg.secret ? { sign: { secret: cfg.secret } } : {}) });
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthServices } from '../../auth/services.js';
+import type { UserRecord } from '../../auth/user-store.js';
+import { sessionCookie } from '../../auth/cookies.js';
+import { forbidden, unauthorized } from '../../errors.js';
+
+/** The login response of gslb-config-auth.md §2. */
+export interface LoginResponse { token: string; userId: string; role: string; expiresAt: number }
+
+/**
+ * Starts a session for the user, sets the `gslb_session` cookie on the reply, and returns the
+ * login response (`expiresAt` in Unix seconds).
+ */
+export async function startSession(svc: AuthServices, req: FastifyRequest, reply: FastifyReply, user: UserRecord): Promise<LoginResponse> {
+  const { token, expiresAt } = await svc.sessions.create(user);
+  const maxAge = svc.core.config.auth.sessionExtend ? undefined : Math.floor(svc.ttlMs / 1000);
+  reply.header('set-cookie', sessionCookie(req, token, maxAge));
+  reply.header('cache-control', 'no-store');
+  return { token, userId: user.id, role: user.role, expiresAt: Math.floor(expiresAt / 1000) };
+}
+
+/**
+ * The signed-in user behind a request. Calls that act on "my account" (TOTP, /auth/me details)
+ * need a user session: the system key and tenant keys get 403; a user deleted meanwhile gets 401.
+ */
+export function requireSessionUser(svc: AuthServices, req: FastifyRequest): UserRecord {
+  const p = req.principal;
+  if (p.kind !== 'user' || !p.userId) throw forbidden('this call needs a signed-in user session');
+  const u = svc.users.byId(p.userId);
+  if (!u) throw unauthorized('invalid or expired credentials');
+  return u;
+}

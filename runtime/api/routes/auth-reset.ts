@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthServices } from '../../auth/services.js';
+import { checkPasswordRules, hashPassword } from '../../auth/passwords.js';
+import { badRequest } from '../../errors.js';
+import { sendPasswordReset } from '../../mail/reset.js';
+
+/** Where the link in the reset mail points: the origin of oidc.redirectUri when set, else the request's. */
+function publicOrigin(svc: AuthServices, req: FastifyRequest): string {
+  const r = svc.core.config.auth.oidc.redirectUri;
+  if (r) { try { return new URL(r).origin; } catch { /* fall through */ } }
+  return `${req.protocol}://${req.host}`;
+}
+
+/**
+ * Password reset by e-mailed single-use token (endpoints are a decision of docs/auth.md).
+ * `POST /auth/password-reset` `{email}` always answers 202 (no account enumeration) unless mail is
+ * not configured (503); mail goes out in the background. `POST /auth/password-reset/confirm`
+ * `{token, password}` sets the password, revokes the user's sessions and answers 204; an unknown,
+ * used or expired token gets 400. The token is never logged.
+ */
+export function authResetRoutes(svc: AuthServices) {
+  return async (app: FastifyInstance) => {
+    app.post<{ Body: { email: string } }>('/auth/password-reset', {
+      config: { public: true },
+      schema: { tags: ['auth'], body: { type: 'object', properties: { email: { type: 'string', maxLength: 254 } }, required: ['email'] } },
+    }, async (req, reply) => {
+      if (!svc.core.mail.configured()) return reply.status(503).send({ error: 'password reset is unavailable: mail is not configured' });
+      const user = svc.users.byEmail(req.body.email);
+      if (user && user.authProvider === 'password') {
+        const token = await svc.resets.issue(user.id);
+        const link = `${publicOrigin(svc, req)}/ui/login?reset=${encodeURIComponent(token)}`;
+        const log = req.log;
+        // rendered from the operator-overridable `password-reset` template (docs/alerts.md)
+        sendPasswordReset(svc.core, user.email, link, { displayName: user.displayName, expiresInMinutes: 30 }).then(() => log.info({ userId: user.id }, 'password reset mail sent'),
+          (err: Error) => log.warn({ userId: user.id, err: { message: err.message } }, 'password reset mail failed'));
+      }
+      return reply.status(202).send({ status: 'if the account exists, a reset link was sent' });
+    });
+
+    app.post<{ Body: { token: string; password: string } }>('/auth/password-reset/confirm', {
+      config: { public: true },
+      schema: { tags: ['auth'], body: { type: 'object', properties: { token: { type: 'string', maxLength: 200 }, password: { type: 'string' } }, required: ['token', 'password'] } },
+    }, async (req, reply) => {
+      const password = checkPasswordRules(req.body.password);
+      const userId = await svc.resets.consume(req.body.token);
+      const user = userId ? svc.users.byId(userId) : undefined;
+      if (!user) throw badRequest('invalid, used or expired reset token');
+      svc.users.update(user.id, { passwordHash: await hashPassword(password, svc.bcryptCost) });
+      await svc.sessions.revokeUser(user.id);
+      req.log.info({ userId: user.id }, 'password reset');
+      return reply.status(204).send();
+    });
+  };
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuthServices } from '../../auth/services.js';
+import { matchTotp, newTotpSecret } from '../../auth/totp.js';
+import { badRequest, conflict } from '../../errors.js';
+import { requireSessionUser } from './auth-common.js';
+
+/**
+ * TOTP enrolment (gslb-config-auth.md §4, §5.6). Setup stores a pending secret (encrypted) and
+ * returns `{secret (base32), otpauthUrl, qrPng (PNG data URL)}`; verify checks a code against the
+ * pending secret and activates it. Both need a user session (403 otherwise) and GSLB_SECRET_KEY
+ * (409 without it).
+ */
+export function authTotpRoutes(svc: AuthServices) {
+  return async (app: FastifyInstance) => {
+    app.post('/auth/totp/setup', { config: { authenticated: true }, schema: { tags: ['auth'] } }, async (req, reply) => {
+      const user = requireSessionUser(svc, req);
+      if (!svc.box) throw conflict('TOTP cannot be enrolled: GSLB_SECRET_KEY is not set on the server');
+      const t = await newTotpSecret(user.email);
+      svc.users.update(user.id, { totpPending: svc.box.seal(t.secret) });
+      reply.header('cache-control', 'no-store');
+      return { secret: t.secret, otpauthUrl: t.otpauthUrl, qrPng: t.qrPng };
+    });
+
+    app.post<{ Body: { code: string } }>('/auth/totp/verify', {
+      config: { authenticated: true },
+      schema: { tags: ['auth'], body: { type: 'object', properties: { code: { type: 'string', maxLength: 16 } }, required: ['code'] } },
+    }, async (req) => {
+      const user = requireSessionUser(svc, req);
+      if (!svc.box) throw conflict('TOTP cannot be enrolled: GSLB_SECRET_KEY is not set on the server');
+      if (!user.totpPending) throw badRequest('no TOTP enrolment in progress: call /auth/totp/setup first');
+      const step = matchTotp(svc.box.open(user.totpPending), req.body.code.trim());
+      if (step === undefined) throw badRequest('invalid TOTP code');
+      // the enrolment code counts as used, so it cannot open a login in the same step
+      svc.users.update(user.id, { totpSecret: user.totpPending, totpPending: null, totpLastStep: step });
+      req.log.info({ userId: user.id }, 'TOTP enabled');
+      return { totpEnabled: true };
+    });
+  };
+}

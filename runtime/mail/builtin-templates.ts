@@ -1,0 +1,41 @@
+/**
+ * The built-in Liquid mail templates, by `<name>.<part>`. Parts: `subject` (one line), `text`, and
+ * optionally `html` (rendered with HTML escaping on). An operator overrides any of them with a file
+ * `<alerts.mailTemplatesDir>/<name>.<part>.liquid`. Variables are listed in docs/alerts.md.
+ */
+export const BUILTIN_TEMPLATES: Record<string, string> = {
+  'password-reset.subject': 'Reset your gslbd password',
+  'password-reset.text': `Hello{% if displayName %} {{ displayName }}{% endif %},
+
+someone asked to reset the password of the gslbd account {{ email }}.
+To choose a new password, open this link within {{ expiresInMinutes }} minutes:
+
+{{ link }}
+
+If you did not ask for this, ignore this message; your password stays as it is.
+
+-- gslbd on {{ node }}
+`,
+  'password-reset.html': `<p>Hello{% if displayName %} {{ displayName }}{% endif %},</p>
+<p>someone asked to reset the password of the gslbd account <b>{{ email }}</b>.
+To choose a new password, open this link within {{ expiresInMinutes }} minutes:</p>
+<p><a href="{{ link }}">{{ link }}</a></p>
+<p>If you did not ask for this, ignore this message; your password stays as it is.</p>
+<p>-- gslbd on {{ node }}</p>
+`,
+  'alert-health.subject': `{% if count == 1 %}{% assign e = events[0] %}[gslbd] {% if e.healthy %}RECOVERED{% else %}DOWN{% endif %}: {{ e.ipAddress }} in pool {{ e.poolId }}{% else %}[gslbd] {{ count }} health changes: {{ down }} down, {{ up }} recovered{% endif %}`,
+  'alert-health.text': `Health changes seen by gslbd on {{ node }}:
+
+{% for e in events %}- {{ e.time }}  pool {{ e.poolId }}  member {{ e.ipAddress }}  is now {% if e.healthy %}HEALTHY{% else %}UNHEALTHY{% endif %} (reported by {{ e.node }})
+{% endfor %}`,
+  'alert-gitops.subject': `{% if count == 1 %}[gslbd] GitOps revision {{ events[0].shortRevision }} rejected: {{ events[0].reason }}{% else %}[gslbd] {{ count }} GitOps revisions rejected{% endif %}`,
+  'alert-gitops.text': `gslbd on {{ node }} refused a configuration revision; the running state is unchanged.
+
+{% for e in events %}- {{ e.time }}  revision {{ e.revision }}  reason {{ e.reason }}
+  {{ e.message }}
+{% endfor %}`,
+  'test.subject': 'gslbd test message',
+  'test.text': `This is a test message from gslbd on {{ node }}, sent with the mail settings from {{ source }} ({{ server }}).
+If you can read it, gslbd can send password-reset mail and alerts.
+`,
+};

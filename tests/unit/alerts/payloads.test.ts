@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AlertEvent } from '../../../runtime/alerts/events.js';
+import { webhookPayload } from '../../../runtime/alerts/targets/webhook.js';
+import { oncallAEvent } from '../../../runtime/alerts/targets/oncall-a.js';
+import { oncallBRequest, oncallBTarget } from '../../../runtime/alerts/targets/oncall-b.js';
+import type { HttpClient, HttpRequest } from '../../../runtime/net/http-client.js';
+
+const down: AlertEvent = { type: 'health_transition', poolId: 'p1', ipAddress: '10.0.0.7', healthy: false, timestamp: 1_700_000_123_456, node: 'n1', score: 0.2, rttMs: 0 };
+const up: AlertEvent = { ...down, healthy: true, score: 1, rttMs: 3 };
+const rejected: AlertEvent = { type: 'gitops_rejected', revision: '0123456789abcdef0123', reason: 'SignatureInvalid', message: 'commit is not signed', timestamp: 1_700_000_200_999, node: 'n1' };
+
+test('webhook payloads: health is exactly the four spec fields, seconds; GitOps carries type', () => {
+  const rows: { name: string; given: AlertEvent; want: unknown }[] = [
+    { name: 'down', given: down, want: { poolId: 'p1', ipAddress: '10.0.0.7', healthy: false, timestamp: 1_700_000_123 } },
+    { name: 'up', given: up, want: { poolId: 'p1', ipAddress: '10.0.0.7', healthy: true, timestamp: 1_700_000_123 } },
+    { name: 'gitops', given: rejected, want: { type: 'gitops_rejected', revision: rejected.revision, reason: 'SignatureInvalid', message: 'commit is not signed', timestamp: 1_700_000_200 } },
+  ];
+  for (const r of rows) assert.deepEqual(webhookPayload(r.given), r.want, r.name);
+});
+
+test('oncall_a events: trigger/resolve, dedup key, severity, resolve always info', () => {
+  const cfg = { routingKey: 'rk-1', severity: 'warning' as const };
+  const rows: { name: string; given: AlertEvent; want: { action: string; key: string; severity: string } }[] = [
+    { name: 'down triggers with configured severity', given: down, want: { action: 'trigger', key: 'svc/p1/10.0.0.7', severity: 'warning' } },
+    { name: 'up resolves with info', given: up, want: { action: 'resolve', key: 'svc/p1/10.0.0.7', severity: 'info' } },
+    { name: 'gitops triggers with its own key', given: rejected, want: { action: 'trigger', key: `svc/gitops/${(rejected as { revision: string }).revision}`, severity: 'warning' } },
+  ];
+  for (const r of rows) {
+    const ev = oncallAEvent(cfg, r.given) as { routing_key: string; event_action: string; dedup_key: string; payload: { severity: string; summary: string; source: string; timestamp: string } };
+    assert.equal(ev.routing_key, 'rk-1', r.name);
+    assert.deepEqual({ action: ev.event_action, key: ev.dedup_key, severity: ev.payload.severity }, r.want, r.name);
+    assert.equal(ev.payload.source, 'n1');
+    assert.ok(ev.payload.summary.length > 0);
+    assert.equal(ev.payload.timestamp, new Date(r.given.timestamp).toISOString());
+  }
+});
+
+test('oncall_b requests: create with alias and priority, close by alias', () => {
+  const cfg = { apiKey: 'k', priority: 'P2' as const, region: 'us' as const };
+  const create = oncallBRequest(cfg, down);
+  assert.equal(create.path, '/v2/alerts');
+  assert.equal(create.body.alias, 'svc/p1/10.0.0.7');
+  assert.equal(create.body.priority, 'P2');
+  assert.ok(String(create.body.message).length <= 130);
+  const close = oncallBRequest(cfg, up);
+  assert.equal(close.path, '/v2/alerts/svc%2Fp1%2F10.0.0.7/close?identifierType=alias');
+  const g = oncallBRequest(cfg, rejected);
+  assert.equal(g.body.alias, `svc/gitops/${(rejected as { revision: string }).revision}`);
+});
+
+test('oncall_b base URL by region, overridable', async () => {
+  const seen: HttpRequest[] = [];
+  const client: HttpClient = { send: async (r) => { seen.push(r); return { status: 202, headers: {}, body: '' }; }, close: async () => {} };
+  const rows: { cfg: Parameters<typeof oncallBTarget>[0]; want: string }[] = [
+    { cfg: { apiKey: 'k', priority: 'P1', region: 'us' }, want: 'https://api.opsgenie.com/v2/alerts' },
+    { cfg: { apiKey: 'k', priority: 'P1', region: 'eu' }, want: 'https://api.eu.opsgenie.com/v2/alerts' },
+    { cfg: { apiKey: 'k', priority: 'P1', region: 'eu', baseUrl: 'http://relay.internal:8080/' }, want: 'http://relay.internal:8080/v2/alerts' },
+  ];
+  for (const r of rows) {
+    await oncallBTarget(r.cfg, 0, client).deliver([down]);
+    assert.equal(seen.at(-1)!.url, r.want);
+    assert.equal(seen.at(-1)!.headers?.authorization, 'GenieKey k');
+  }
+});
