@@ -1,4 +1,29 @@
 import { PARTS } from '../runtime/parts.js';
+import { gitopsRoutes } from '../runtime/api/routes/gitops.js';
+import { GitOpsController } from './controller.js';
 
-/** The gitops part (placeholder until it is built). */
-PARTS.push({ name: 'gitops' });
+/**
+ * The gitops part: routes under /api/v1/gitops in setup, the reconcile loop once the API listens
+ * (so a first reconcile's events reach listeners that started before it).
+ */
+const controllers = new WeakMap<object, GitOpsController>();
+
+/** The gitops controller of a running daemon's core (for tests and the bench), or undefined. */
+export function gitopsControllerOf(core: object): GitOpsController | undefined {
+  return controllers.get(core);
+}
+
+PARTS.push({
+  name: 'gitops',
+  setup(core, ext) {
+    const ctl = new GitOpsController(core);
+    controllers.set(core, ctl);
+    ext.apiPlugins.push(async (app) => { await app.register(gitopsRoutes(core, ctl)); });
+  },
+  start(core) {
+    const ctl = controllers.get(core);
+    if (!ctl) return;
+    ctl.start();
+    return () => ctl.stop();
+  },
+});

@@ -1,2 +1,3 @@
 /** Registers every gslbctl command. */
 import './validate-config.js';
+import './gitops-commands.js';

@@ -1,7 +1,7 @@
 import { kindInfo } from '../../runtime/model/kinds.js';
 import type { Origin, Row } from '../../runtime/model/types.js';
 import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
-import { diffFields } from './diff.js';
+import { diffFields, sameContent } from './diff.js';
 import { judgeSafety, DEFAULT_SAFETY, type SafetyOptions } from './safety.js';
 import { nullifyReferences, orderChanges, summarise } from './changes.js';
 import type { Change, DesiredRow, Plan } from './types.js';
@@ -52,8 +52,10 @@ export function planChanges(input: PlanInput): Plan {
       fields[ref.field] = id;
     }
     const before = existing.get(k);
+    const source = d.source ?? input.source;
+    if (before && before.source === source && sameContent(before, fields)) continue;
     const after = {
-      ...fields, id: ids.get(k)!, kind: d.kind, origin, revision: input.revision, source: d.source ?? input.source, key: d.key, tenantId: input.tenantId,
+      ...fields, id: ids.get(k)!, kind: d.kind, origin, revision: input.revision, source, key: d.key, tenantId: input.tenantId,
     } as Row;
     const label = kindInfo(d.kind).label(after);
     if (!before) {
@@ -61,6 +63,8 @@ export function planChanges(input: PlanInput): Plan {
       continue;
     }
     const fc = diffFields(before, after);
+    // a manifest moved to another file: the row must name its new file (the 409 on REST writes cites it)
+    if (before.source !== after.source) fc.push({ field: 'source', before: before.source ?? null, after: after.source ?? null });
     if (fc.length > 0) changes.push({ op: 'update', kind: d.kind, id: after.id, label, before, after, fields: fc });
   }
   const deleted = new Set<string>();

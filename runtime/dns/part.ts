@@ -1,4 +1,72 @@
+import type { AsnResponse, CityResponse } from 'maxmind';
+import type { Core } from '../app.js';
 import { PARTS } from '../parts.js';
+import { parseDuration } from '../config/duration.js';
+import { NO_RUM, type RumSource } from '../balancer/types.js';
+import { MmdbSource } from '../geo/mmdb-source.js';
+import { simulateRoutes } from '../api/routes/simulate.js';
+import { Answerer } from './answer.js';
+import { DnsMetrics } from './metrics.js';
+import { startDnsServer, type TransferHandler } from './server.js';
 
-/** The dns part (placeholder until it is built). */
-PARTS.push({ name: 'dns' });
+/**
+ * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
+ * with reload, DNS metrics, and POST /api/v1/simulate. Publishes `core.info.dnsPort` (the bound
+ * port), `core.info.dnsAnswerer` (the answer path, for benchmarks), `core.info.setRumSource(source)`
+ * (how RUM data reaches the `rum` chain step) and `core.info.setTransferHandler(handler)` (how a
+ * zone-transfer part answers AXFR/IXFR over TCP; without one they are REFUSED).
+ */
+interface DnsState {
+  answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
+}
+// Per core, so several daemons in one process (tests) do not share state.
+const states = new WeakMap<Core, DnsState>();
+
+PARTS.push({
+  name: 'dns',
+  setup(core, ext) {
+    const cfg = core.config;
+    const log = core.log.child({ component: 'dns' });
+    const lb = cfg.loadbalancer;
+    const city = lb.geoip.dbPath ? new MmdbSource<CityResponse>(lb.geoip.dbPath, log) : undefined;
+    const asn = lb.asn.dbPath ? new MmdbSource<AsnResponse>(lb.asn.dbPath, log) : undefined;
+    const sources: DnsState['sources'] = [];
+    if (city) sources.push(city);
+    if (asn) sources.push(asn);
+    let rum: RumSource = NO_RUM;
+    const a = new Answerer({
+      config: cfg, health: core.health, snapshot: () => core.holder.current, startedAt: core.startedAt,
+      geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+      rum: { lowest: (client, cands) => rum.lowest(client, cands) },
+      rand: Math.random,
+    });
+    core.info.setRumSource = (src: RumSource) => { rum = src; };
+    const metrics = new DnsMetrics();
+    metrics.register(core.metrics);
+    const state: DnsState = { answerer: a, metrics, sources, transfer: undefined };
+    states.set(core, state);
+    core.info.setTransferHandler = (h: TransferHandler | undefined) => { state.transfer = h; };
+    core.info.dnsAnswerer = a;
+    // Precompute the DNS view right after each swap (and at start), off the query path.
+    a.index();
+    for (const src of sources) src.onLoad = () => { a.index(); };
+    core.closers.push(core.bus.on('plan_applied', () => { a.index(); }));
+    const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;
+    ext.apiPlugins.push(async (app) => { await app.register(simulateRoutes(a, deadline)); });
+  },
+  async start(core) {
+    const cfg = core.config;
+    const state = states.get(core)!;
+    const { answerer, metrics, sources } = state;
+    for (const s of sources) await s.start();
+    const server = await startDnsServer(answerer, {
+      listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
+      queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
+    });
+    core.info.dnsPort = server.port;
+    return async () => {
+      for (const s of sources) s.close();
+      await server.close();
+    };
+  },
+});

@@ -11,7 +11,7 @@ export interface HealthTransition {
   timestamp: number;
   rttMs: number;
   node: string;
-  /** ms between the first failing (or succeeding) probe and the flip */
+  /** ms from the last probe that still agreed with the old state (or the checker start) to the flip (docs/health.md) */
   detectionMs?: number;
 }
 

@@ -1,3 +1,9 @@
+/**
+ * Pool id under which the file-defined endpoints (`loadbalancer.endpoints`, checked by the file's
+ * `health.*` block) appear in the view: `isHealthy(STATIC_POOL_ID, ip)`. Not a valid row id.
+ */
+export const STATIC_POOL_ID = 'static';
+
 /** Health of one endpoint (gslb-api.md §2 "Health status entry"). */
 export interface HealthEntry {
   healthy: boolean;
@@ -43,6 +49,18 @@ export class HealthView {
     if (!m) this.byPool.set(poolId, (m = new Map()));
     m.set(ip, e);
     this.version++;
+  }
+  /**
+   * Records a probe's entry. Unlike `set`, `version` only moves when something an answer depends on
+   * changed (healthy, score, or rttMs by at least max(2 ms, 10 %)), so steady probes at thousands
+   * a second do not invalidate the DNS engine's cached candidate lists (runtime/dns/service-plan.ts).
+   */
+  record(poolId: string, ip: string, e: HealthEntry): void {
+    let m = this.byPool.get(poolId);
+    if (!m) this.byPool.set(poolId, (m = new Map()));
+    const prev = m.get(ip);
+    m.set(ip, e);
+    if (!prev || prev.healthy !== e.healthy || prev.score !== e.score || Math.abs(prev.rttMs - e.rttMs) >= Math.max(2, prev.rttMs * 0.1)) this.version++;
   }
   delete(poolId: string, ip?: string): void {
     if (ip === undefined) this.byPool.delete(poolId);

@@ -33,9 +33,7 @@ test('dev mode: without GSLB_API_KEY every request is a system admin, and a warn
 test('GSLB_AUDIT_LOG gets one JSON line per POST, PUT and DELETE; never GET or /health', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-audit-'));
   const file = join(dir, 'audit.log');
-  process.env.GSLB_AUDIT_LOG = file;
-  const d = await startTestDaemon({}, { GSLB_API_KEY: KEY });
-  delete process.env.GSLB_AUDIT_LOG;
+  const d = await startTestDaemon({}, { GSLB_API_KEY: KEY, GSLB_AUDIT_LOG: file });
   try {
     const auth = { authorization: `Bearer ${KEY}` };
     const p = await api(d.url, 'POST', '/api/v1/pools', { name: 'a' }, auth);

@@ -1,0 +1,210 @@
+import Database from 'better-sqlite3';
+import { loadConfig } from '../../runtime/config/load.js';
+import { ResourceStore } from '../../runtime/store/resources.js';
+import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { dryRun } from '../dry-run.js';
+import type { ValidationEnv } from '../load/kinds.js';
+import type { SafetyOptions } from '../plan/safety.js';
+import { planToJson, renderPlanText } from '../render/plan.js';
+import type { GitOpsStatus, HistoryEntry, Attempt } from '../status.js';
+import { ApiClient } from './client.js';
+import { COMMANDS, output } from './commands.js';
+import { colorDiff, isTty, progress, table, when } from './format.js';
+import { readManifestDir } from './manifest-dir.js';
+import { VALIDATE_DIR } from './validate-config.js';
+
+type Flags = Record<string, string | boolean>;
+const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
+
+/** Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped). */
+function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions } {
+  const file = str(flags, 'config');
+  if (!file) return { env: {} };
+  const c = loadConfig(file);
+  return { env: { geoipDb: Boolean(c.loadbalancer.geoip.dbPath), asnDb: Boolean(c.loadbalancer.asn.dbPath) }, safety: c.gitops.safety };
+}
+
+function readDir(flags: Flags, dir: string | undefined) {
+  if (!dir) throw new Error('a manifest directory is required');
+  progress(flags, `reading manifests under ${dir}`);
+  const files = readManifestDir(dir);
+  progress(flags, `read ${files.length} file(s)`);
+  return files;
+}
+
+/** Rows of a gslbd database file, opened read-only (the daemon may be running). */
+function snapshotFromDb(file: string): Snapshot {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = new ResourceStore(db).loadAll();
+    return nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put', row })), '', 0);
+  } finally {
+    db.close();
+  }
+}
+
+interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string }
+
+/** Plans DIR against --db FILE (offline) or a daemon's API. */
+async function planDir(flags: Flags, dir: string | undefined): Promise<RemotePlan> {
+  const files = readDir(flags, dir);
+  const db = str(flags, 'db');
+  if (db) {
+    const { env, safety } = fromConfig(flags);
+    progress(flags, `planning against ${db}`);
+    const r = dryRun(files, snapshotFromDb(db), { env, ...(safety ? { safety } : {}) });
+    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+  }
+  const client = new ApiClient(str(flags, 'server'));
+  progress(flags, `planning against ${client.base}`);
+  return client.call<RemotePlan>('POST', '/gitops/plan', { files });
+}
+
+function printProblems(flags: Flags, dir: string, problems: string[]): void {
+  output(flags, { valid: false, dir, problems }, () => `${dir}: invalid (${problems.length} problem${problems.length === 1 ? '' : 's'})\n  - ${problems.join('\n  - ')}`);
+}
+
+/** `gslbctl validate DIR`: offline manifest validation. Exit 0 valid, 1 invalid. */
+VALIDATE_DIR.run = async (flags, args) => {
+  const dir = args[0]!;
+  const files = readDir(flags, dir);
+  const { env } = fromConfig(flags);
+  const r = dryRun(files, emptySnapshot(), { env });
+  if (!r.valid) { printProblems(flags, dir, r.problems); return 1; }
+  const counts = new Map<string, number>();
+  for (const c of r.plan!.changes) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+  output(flags, { valid: true, dir, problems: [], files: files.length, manifests: r.manifests, resources: Object.fromEntries(counts) },
+    () => `${dir}: valid (${files.length} files, ${r.manifests} manifests: ${summary || 'no resources'})`);
+  return 0;
+};
+
+COMMANDS.diff = {
+  usage: 'diff DIR [--server URL | --db FILE] [--config FILE]',
+  summary: 'show what applying DIR would change (exit 0 none, 1 changes, 2 error)',
+  values: ['server', 'db', 'config'],
+  booleans: [],
+  async run(flags, args) {
+    const r = await planDir(flags, args[0]);
+    if (!r.valid) { printProblems(flags, args[0]!, r.problems); return 2; }
+    const counts = (r.plan as { counts: { create: number; update: number; delete: number } }).counts;
+    output(flags, r.plan, () => (isTty() ? colorDiff(r.text) : r.text).trimEnd());
+    return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
+  },
+};
+
+COMMANDS.apply = {
+  usage: 'apply DIR --dry-run [--server URL | --db FILE] [--config FILE]',
+  summary: 'show the plan for DIR with its safety verdict; applies nothing (commit to the config repo to apply)',
+  values: ['server', 'db', 'config'],
+  booleans: ['dry-run'],
+  async run(flags, args) {
+    if (!flags['dry-run']) {
+      process.stderr.write('gslbctl apply: only --dry-run is supported; the config repo is the source of truth: commit and push, then run `gslbctl reconcile`\n');
+      return 2;
+    }
+    const r = await planDir(flags, args[0]);
+    if (!r.valid) { printProblems(flags, args[0]!, r.problems); return 2; }
+    const safe = (r.plan as { safety: { safe: boolean } }).safety.safe;
+    output(flags, r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'})`);
+    return safe ? 0 : 1;
+  },
+};
+
+function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }): string {
+  const lines = [
+    `Ready:          ${s.ready ? 'True' : 'False'} (${s.reason}${s.errorClass ? `, ${s.errorClass}` : ''})`,
+    `Message:        ${s.message}`,
+    `Source:         ${s.repoURL ?? '-'} @ ${s.branch}`,
+    `Observed:       ${s.observedRevision ?? '-'}`,
+    `Last applied:   ${s.lastAppliedRevision ?? '-'} at ${when(s.lastAppliedAt)}${s.lastSigner ? ` signed by ${s.lastSigner}` : ''}`,
+    `Last attempt:   ${when(s.lastAttemptAt)}${s.failures ? ` (${s.failures} consecutive failure${s.failures === 1 ? '' : 's'})` : ''}`,
+    `Next attempt:   ${when(s.nextAttemptAt)}`,
+  ];
+  if (s.problems.length) lines.push('Problems:', ...s.problems.map((p) => `  - ${p}`));
+  if (s.drift.length) lines.push('Drift corrected:', ...s.drift.map((d) => `  - ${d}`));
+  const rej = s.recentRejections ?? [];
+  if (rej.length) {
+    lines.push('Recent rejections:');
+    lines.push(table([['SHA', 'AT', 'REASON', 'MESSAGE'], ...rej.slice(0, 5).map((a) => [a.sha.slice(0, 12), when(a.at), a.reason, a.message.split('\n')[0]!.slice(0, 80)])]).replace(/^/gm, '  '));
+  }
+  return lines.join('\n');
+}
+
+COMMANDS.status = {
+  usage: 'status [--server URL]',
+  summary: 'the GitOps controller status: ready, last applied and refused revisions (exit 1 when not ready)',
+  values: ['server'],
+  booleans: [],
+  async run(flags) {
+    const s = await new ApiClient(str(flags, 'server')).call<GitOpsStatus & { recentRejections: Attempt[] }>('GET', '/gitops/status');
+    output(flags, s, () => renderStatus(s));
+    return s.ready ? 0 : 1;
+  },
+};
+
+COMMANDS.history = {
+  usage: 'history [--server URL] [--limit N]',
+  summary: 'applied revisions with signer, author and message, newest first',
+  values: ['server', 'limit'],
+  booleans: [],
+  async run(flags) {
+    const limit = str(flags, 'limit') ?? '20';
+    const h = await new ApiClient(str(flags, 'server')).call<HistoryEntry[]>('GET', `/gitops/history?limit=${encodeURIComponent(limit)}`);
+    output(flags, h, () => (h.length === 0 ? 'no revision applied yet' : table([
+      ['SHA', 'APPLIED', 'SIGNER', 'AUTHOR', 'CHANGES', 'MESSAGE'],
+      ...h.map((e) => [e.sha.slice(0, 12), when(e.appliedAt), e.signer ? e.signer.slice(-16) : '-', e.author ?? '-',
+        `+${e.creates} ~${e.updates} -${e.deletes}${e.forced ? ' forced' : ''}${e.drift ? ' drift' : ''}`, (e.message ?? '').split('\n')[0]!.slice(0, 60)]),
+    ])));
+    return 0;
+  },
+};
+
+COMMANDS.reconcile = {
+  usage: 'reconcile [--server URL] [--force]',
+  summary: 'fetch, verify and apply the branch head now (--force applies a plan held back by the safety thresholds)',
+  values: ['server'],
+  booleans: ['force'],
+  async run(flags) {
+    progress(flags, 'reconciling');
+    const s = await new ApiClient(str(flags, 'server')).call<GitOpsStatus>('POST', '/gitops/reconcile', { force: Boolean(flags.force) });
+    output(flags, s, () => renderStatus(s));
+    return s.ready ? 0 : 1;
+  },
+};
+
+interface Simulated {
+  name: string; type: string; clientIp: string; ecsSubnet: string | null; rcode: string; ecsScope: number | null;
+  steps: { step: string; input: string[]; output: string[]; reason: string }[];
+  answers: { name: string; type: string; ttl: number; data: unknown }[];
+}
+
+/** Renders a POST /simulate answer for a terminal: each step's input → output and reason, then the answer. */
+export function renderExplain(r: Simulated): string {
+  const list = (xs: string[]) => (xs.length ? xs.join(', ') : '(none)');
+  const lines = [`${r.name} ${r.type} asked by ${r.clientIp}${r.ecsSubnet ? ` (client subnet ${r.ecsSubnet})` : ''}`];
+  (r.steps ?? []).forEach((s, i) => {
+    lines.push(`  ${i + 1}. ${s.step}: ${list(s.input)} -> ${list(s.output)}`);
+    if (s.reason) lines.push(`     ${s.reason}`);
+  });
+  lines.push(`Answer: ${r.rcode}${r.ecsScope !== null && r.ecsScope !== undefined ? ` (ECS scope /${r.ecsScope})` : ''}`);
+  for (const a of r.answers ?? []) lines.push(`  ${a.name} ${a.ttl} ${a.type} ${typeof a.data === 'string' ? a.data : JSON.stringify(a.data)}`);
+  if ((r.answers ?? []).length === 0) lines.push('  (no records)');
+  return lines.join('\n');
+}
+
+COMMANDS.explain = {
+  usage: 'explain NAME --client IP [--ecs CIDR] [--type A|AAAA] [--server URL]',
+  summary: 'ask the daemon how it would answer NAME for a client address, step by step',
+  values: ['server', 'client', 'type', 'ecs'],
+  booleans: [],
+  async run(flags, args) {
+    const name = args[0];
+    const client = str(flags, 'client');
+    if (!name || !client) throw new Error('usage: explain NAME --client IP');
+    const ecs = str(flags, 'ecs');
+    const r = await new ApiClient(str(flags, 'server')).call<Simulated>('POST', '/simulate', { name, clientIp: client, type: str(flags, 'type') ?? 'A', ...(ecs ? { ecsSubnet: ecs } : {}) });
+    output(flags, r, () => renderExplain(r));
+    return 0;
+  },
+};

@@ -1,0 +1,74 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Core } from '../runtime/app.js';
+import { parseDuration } from '../runtime/config/duration.js';
+import { createGitOpsMetrics, type GitOpsMetrics } from './metrics.js';
+import { GitOpsStore, type GitOpsStatus } from './status.js';
+import { Reconciler, type ReconcileRequest } from './reconcile.js';
+import { ReconcileLoop } from './loop.js';
+import type { ReconcileError } from './errors.js';
+import { forgetRepo } from './source/git-source.js';
+
+/**
+ * The GitOps controller of one daemon: store, metrics, reconciler and loop. Without
+ * gitops.repoURL only the store is live (status says NotConfigured; plans against the daemon still
+ * work for `gslbctl diff`).
+ */
+export class GitOpsController {
+  readonly store: GitOpsStore;
+  readonly metrics: GitOpsMetrics;
+  readonly reconciler: Reconciler | undefined;
+  readonly loop: ReconcileLoop | undefined;
+  private cleanup: (() => void) | undefined;
+
+  constructor(readonly core: Core) {
+    this.store = new GitOpsStore(core.db);
+    this.metrics = createGitOpsMetrics(core.metrics);
+    const g = core.config.gitops;
+    if (!g.repoURL) return;
+    let gitdir: string;
+    if (core.config.database.path === ':memory:') {
+      gitdir = mkdtempSync(join(tmpdir(), 'gslbd-gitops-'));
+      this.cleanup = () => rmSync(gitdir, { recursive: true, force: true });
+    } else {
+      // one cache per repo URL next to the database, kept across restarts (ancestry needs history)
+      const id = createHash('sha256').update(g.repoURL).digest('hex').slice(0, 16);
+      gitdir = join(dirname(resolve(core.config.database.path)), 'gitops-cache', id);
+      mkdirSync(gitdir, { recursive: true });
+    }
+    const token = g.auth.tokenEnv ? core.env[g.auth.tokenEnv] || undefined : undefined;
+    this.reconciler = new Reconciler({
+      core, store: this.store, metrics: this.metrics,
+      source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath },
+    });
+    this.loop = new ReconcileLoop(this.reconciler, { intervalMs: parseDuration(g.pollInterval) ?? 30_000 });
+  }
+
+  /** The controller status (NotConfigured without a repo URL). */
+  status(): GitOpsStatus {
+    if (this.reconciler) return this.reconciler.status;
+    const g = this.core.config.gitops;
+    return {
+      enabled: false, repoURL: null, branch: g.branch, ready: false, reason: 'NotConfigured', message: 'gitops.repoURL is not set',
+      errorClass: null, problems: [], observedRevision: null, lastAppliedRevision: this.store.lastApplied() ?? null, lastAppliedAt: null,
+      lastSigner: null, lastAttemptAt: null, lastPlan: null, drift: [], failures: 0, nextAttemptAt: null,
+    };
+  }
+
+  /** Runs (or queues) one reconcile and resolves with its outcome; undefined without a repo. */
+  trigger(req: ReconcileRequest): Promise<{ status: GitOpsStatus; error?: ReconcileError }> | undefined {
+    return this.loop?.trigger(req);
+  }
+
+  start(): void {
+    this.loop?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop();
+    if (this.reconciler) forgetRepo(this.reconciler.source.gitdir);
+    this.cleanup?.();
+  }
+}

@@ -1,0 +1,6 @@
+/** The manifest loader: parsing, the kind registry and the built-in kinds. */
+import './pool.js';
+import './service.js';
+export { loadManifests, problemAt, type Manifest } from './manifest.js';
+export { registerManifestKind, manifestKind, manifestKindNames, type ManifestKind, type ValidationEnv } from './kinds.js';
+export { poolKeys } from './pool.js';

@@ -1,0 +1,48 @@
+import type { DesiredRow } from '../plan/types.js';
+import type { Manifest } from './manifest.js';
+
+/** What semantic checks may know about the daemon they will run on (undefined: unknown, skip). */
+export interface ValidationEnv {
+  /** loadbalancer.geoip.dbPath is set */
+  geoipDb?: boolean | undefined;
+  /** loadbalancer.asn.dbPath is set */
+  asnDb?: boolean | undefined;
+}
+
+/** Every valid manifest by kind and name, for cross-manifest checks. */
+export type ManifestIndex = ReadonlyMap<string, ReadonlyMap<string, Manifest>>;
+
+/** Reports one problem at a path of the manifest being checked. */
+export type Report = (path: (string | number)[], rule: string) => void;
+
+/**
+ * A manifest kind: its schema, its mapper to desired rows, and its semantic checks. Adding a kind
+ * is one `registerManifestKind` call, a schema file and (for new row kinds) a `registerKind`.
+ */
+export interface ManifestKind {
+  /** `kind:` in the manifest, e.g. `Pool` */
+  kind: string;
+  /** schema file under schemas/ */
+  schema: string;
+  /** maps a valid manifest to desired rows (keys are natural keys, refs by key). Pure. */
+  map: (m: Manifest) => DesiredRow[];
+  /** rules the schema cannot express, checked on one schema-valid manifest */
+  check?: (m: Manifest, index: ManifestIndex, env: ValidationEnv, report: Report) => void;
+}
+
+const registry = new Map<string, ManifestKind>();
+
+/** Registers or replaces a manifest kind. */
+export function registerManifestKind(k: ManifestKind): void {
+  registry.set(k.kind, k);
+}
+
+/** The registered kind, or undefined. */
+export function manifestKind(kind: string): ManifestKind | undefined {
+  return registry.get(kind);
+}
+
+/** Names of the registered kinds, sorted. */
+export function manifestKindNames(): string[] {
+  return [...registry.keys()].sort();
+}

@@ -1,0 +1,79 @@
+import { META_FIELDS, type Row } from '../../runtime/model/types.js';
+import type { Change, Plan } from '../plan/types.js';
+
+/** The stable JSON form of one change: no row dumps, only what changes. */
+export interface ChangeJson {
+  op: Change['op'];
+  kind: string;
+  key: string;
+  id: string;
+  label: string;
+  source: string | null;
+  fields: { field: string; before: unknown; after: unknown }[];
+}
+
+const keyOf = (c: Change) => String((c.after ?? c.before)?.key ?? c.id);
+const sourceOf = (c: Change) => ((c.after ?? c.before)?.source as string | undefined) ?? null;
+
+/**
+ * A plan as stable JSON: fixed key order, changes in plan order, field changes sorted by field,
+ * creates listing every field (before null) and deletes every field (after null). Pure.
+ */
+export function planToJson(plan: Plan): Record<string, unknown> {
+  const changes: ChangeJson[] = plan.changes.map((c) => ({
+    op: c.op, kind: c.kind, key: keyOf(c), id: c.id, label: c.label, source: sourceOf(c),
+    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: f.before ?? null, after: f.after ?? null })),
+  }));
+  const s = plan.safety;
+  return {
+    revision: plan.revision,
+    origin: plan.origin,
+    baseVersion: plan.baseVersion,
+    counts: { create: plan.counts.create, update: plan.counts.update, delete: plan.counts.delete },
+    safety: { safe: s.safe, reason: s.reason ?? null, message: s.message ?? null, existing: s.existing, updates: s.updates, deletes: s.deletes, maxChangePercent: s.maxChangePercent, minExisting: s.minExisting },
+    changes,
+  };
+}
+
+function contentFields(row: Row): [string, unknown][] {
+  return Object.keys(row).filter((k) => !META_FIELDS.has(k)).sort().map((k) => [k, (row as Record<string, unknown>)[k] ?? null]);
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null));
+
+const COLOURS = { add: '\x1b[32m', del: '\x1b[31m', head: '\x1b[1m', warn: '\x1b[33m', reset: '\x1b[0m' };
+
+/**
+ * A plan as a kubectl-style unified diff, one block per resource (`--- live/<kind>/<key>`,
+ * `+++ git/<kind>/<key>`), unchanged fields as context, then a summary and the safety verdict.
+ * `color` wraps added lines in green and removed ones in red (use it on a TTY). Pure.
+ */
+export function renderPlanText(plan: Plan, opts: { color?: boolean } = {}): string {
+  const c = opts.color ? COLOURS : { add: '', del: '', head: '', warn: '', reset: '' };
+  const paint = (code: string, s: string) => (code ? `${code}${s}${c.reset}` : s);
+  const out: string[] = [];
+  for (const ch of plan.changes) {
+    const path = `${ch.kind}/${keyOf(ch)}`;
+    const src = sourceOf(ch);
+    out.push(paint(c.head, `${ch.op === 'create' ? '--- /dev/null' : `--- live/${path}`}`));
+    const owner = (ch.after ?? ch.before)?.origin === 'api' ? 'api' : 'git';
+    out.push(paint(c.head, `${ch.op === 'delete' ? '+++ /dev/null' : `+++ ${owner}/${path}`}${src ? `\t(${src})` : ''}`));
+    out.push(paint(c.head, `@@ ${ch.op} ${ch.label} @@`));
+    if (ch.op === 'create') for (const [k, v] of contentFields(ch.after!)) out.push(paint(c.add, `+${k}: ${show(v)}`));
+    else if (ch.op === 'delete') for (const [k, v] of contentFields(ch.before!)) out.push(paint(c.del, `-${k}: ${show(v)}`));
+    else {
+      const changed = new Map(ch.fields.map((f) => [f.field, f]));
+      const keys = new Set([...contentFields(ch.before!).map(([k]) => k), ...changed.keys()]);
+      for (const k of [...keys].sort()) {
+        const f = changed.get(k);
+        if (!f) { out.push(` ${k}: ${show((ch.before as Record<string, unknown>)[k])}`); continue; }
+        if (f.before !== null && f.before !== undefined) out.push(paint(c.del, `-${k}: ${show(f.before)}`));
+        if (f.after !== null && f.after !== undefined) out.push(paint(c.add, `+${k}: ${show(f.after)}`));
+      }
+    }
+  }
+  const n = plan.counts;
+  out.push(n.create + n.update + n.delete === 0 ? 'No changes.' : `Plan: ${n.create} to create, ${n.update} to update, ${n.delete} to delete.`);
+  if (!plan.safety.safe) out.push(paint(c.warn, `Held back (${plan.safety.reason}): ${plan.safety.message}`));
+  return `${out.join('\n')}\n`;
+}

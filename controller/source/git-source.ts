@@ -1,0 +1,147 @@
+import * as fs from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+import { transient } from '../errors.js';
+
+const run = promisify(execFile);
+
+/** Where and how to fetch the config repo (gitops.* in the daemon config). */
+export interface SourceOptions {
+  url: string;
+  branch: string;
+  /** bare repository used as the local object cache */
+  gitdir: string;
+  /** HTTPS token (the value of the env var gitops.auth.tokenEnv names) */
+  token?: string | undefined;
+  /** private key for SSH URLs (gitops.auth.sshKeyPath) */
+  sshKeyPath?: string | undefined;
+  /** per-fetch time limit */
+  timeoutMs?: number;
+}
+
+/** A manifest file read from a commit: repo-relative path, text and (from git) the blob id. */
+export interface SourceFile { path: string; text: string; oid?: string }
+
+const isHttp = (url: string) => /^https?:\/\//i.test(url);
+
+/**
+ * isomorphic-git's object cache (parsed pack indexes) per local repository, shared by fetches and
+ * reads: without it every fetch and every read re-parses the pack indexes, which dominates the time
+ * of a small change in a large repo.
+ */
+const caches = new Map<string, object>();
+const cacheFor = (gitdir: string): object => {
+  let c = caches.get(gitdir);
+  if (!c) caches.set(gitdir, (c = {}));
+  return c;
+};
+
+/** Drops the shared object cache of a local repository (call when it is deleted). */
+export function forgetRepo(gitdir: string): void {
+  caches.delete(gitdir);
+}
+
+async function ensureRepo(gitdir: string): Promise<void> {
+  if (fs.existsSync(`${gitdir}/HEAD`)) return;
+  fs.mkdirSync(gitdir, { recursive: true });
+  await git.init({ fs, gitdir, bare: true });
+}
+
+/**
+ * Fetches `branch` of the config repo into the local bare cache and returns the branch head SHA.
+ * HTTP(S) URLs are fetched with isomorphic-git (token as basic-auth password); SSH URLs and local
+ * paths with the system `git` (GIT_SSH_COMMAND with the configured key). Full history is fetched so
+ * that ancestry can be checked. Errors: transient FetchFailed (the loop retries with backoff).
+ */
+export async function fetchHead(o: SourceOptions): Promise<string> {
+  await ensureRepo(o.gitdir);
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  try {
+    if (isHttp(o.url)) {
+      await git.addRemote({ fs, gitdir: o.gitdir, remote: 'origin', url: o.url, force: true });
+      const fetching = git.fetch({
+        fs, http, gitdir: o.gitdir, url: o.url, ref: o.branch, singleBranch: true, tags: false, cache: cacheFor(o.gitdir),
+        remoteRef: o.branch,
+        ...(o.token ? { onAuth: () => ({ username: 'x-access-token', password: o.token! }) } : {}),
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`fetch timed out after ${timeoutMs} ms`)), timeoutMs); });
+      const res = await Promise.race([fetching, timeout]).finally(() => clearTimeout(timer));
+      if (!res.fetchHead) throw new Error(`branch ${o.branch} not found`);
+      // isomorphic-git offers the local `refs/heads/<branch>` as a "have" on a single-branch fetch;
+      // keeping it at the fetched head makes the next fetch send only new objects
+      await git.writeRef({ fs, gitdir: o.gitdir, ref: `refs/heads/${o.branch}`, value: res.fetchHead, force: true });
+      return res.fetchHead;
+    }
+    const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+    if (o.sshKeyPath) env.GIT_SSH_COMMAND = `ssh -i '${o.sshKeyPath.replace(/'/g, '')}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new`;
+    await run('git', ['--git-dir', o.gitdir, 'fetch', '--quiet', '--no-tags', o.url, `+refs/heads/${o.branch}:refs/gitops/head`], { env, timeout: timeoutMs });
+    const { stdout } = await run('git', ['--git-dir', o.gitdir, 'rev-parse', 'refs/gitops/head^{commit}'], { env });
+    return stdout.trim();
+  } catch (err) {
+    const msg = redact((err as Error).message, o.token);
+    throw transient('FetchFailed', `fetching ${o.branch} of ${redact(o.url, o.token)} failed: ${msg}`, { cause: err });
+  }
+}
+
+function redact(s: string, token: string | undefined): string {
+  let out = s.replace(/\/\/[^/@\s]+@/g, '//***@');
+  if (token) out = out.split(token).join('***');
+  return out;
+}
+
+/** The raw bytes of a commit object. Errors: throws when the object is missing or not a commit. */
+export async function readCommitRaw(gitdir: string, sha: string): Promise<Uint8Array> {
+  const { object, type } = await git.readObject({ fs, gitdir, oid: sha, format: 'content', cache: cacheFor(gitdir) });
+  if (type !== 'commit') throw new Error(`${sha} is a ${type}, not a commit`);
+  return object as Uint8Array;
+}
+
+/** True when `ancestor` is `sha` or one of its ancestors. */
+export async function descendsFrom(gitdir: string, sha: string, ancestor: string): Promise<boolean> {
+  if (sha === ancestor) return true;
+  try {
+    return await git.isDescendent({ fs, gitdir, oid: sha, ancestor, depth: -1, cache: cacheFor(gitdir) });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Every `*.yaml` file under `pathPrefix` in the commit's tree (names starting with `.` skipped),
+ * sorted by path. Paths are
+ * repo-relative so errors name the file an operator edits. Files for which `known(path, oid)` is
+ * true come back with empty text (the caller has them parsed already).
+ */
+export async function readManifestFiles(gitdir: string, sha: string, pathPrefix: string, known: (path: string, oid: string) => boolean = () => false): Promise<SourceFile[]> {
+  const cache = cacheFor(gitdir);
+  const { commit } = await git.readCommit({ fs, gitdir, oid: sha, cache });
+  const prefix = pathPrefix.replace(/^\/+|\/+$/g, '');
+  let treeOid = commit.tree;
+  if (prefix) {
+    for (const part of prefix.split('/')) {
+      const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
+      const entry = tree.find((e) => e.path === part && e.type === 'tree');
+      if (!entry) return [];
+      treeOid = entry.oid;
+    }
+  }
+  const out: SourceFile[] = [];
+  const visit = async (oid: string, dir: string): Promise<void> => {
+    const { tree } = await git.readTree({ fs, gitdir, oid, cache });
+    for (const e of tree) {
+      if (e.path.startsWith('.')) continue; // .github/, .gitea/ and the like are not config
+      const p = dir ? `${dir}/${e.path}` : e.path;
+      if (e.type === 'tree') await visit(e.oid, p);
+      else if (e.type === 'blob' && e.path.endsWith('.yaml')) {
+        if (known(p, e.oid)) { out.push({ path: p, text: '', oid: e.oid }); continue; }
+        const { blob } = await git.readBlob({ fs, gitdir, oid: e.oid, cache });
+        out.push({ path: p, text: Buffer.from(blob).toString('utf8'), oid: e.oid });
+      }
+    }
+  };
+  await visit(treeOid, prefix);
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

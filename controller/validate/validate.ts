@@ -1,0 +1,115 @@
+import type { ValidateFunction } from 'ajv';
+import { createAjv, describeAjvError, pointerToPath } from '../../runtime/config/ajv.js';
+import { loadSchema } from '../../runtime/paths.js';
+import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import type { ServiceRow } from '../../runtime/model/types.js';
+import type { DesiredRow } from '../plan/types.js';
+import { lineOf } from '../../runtime/config/yaml-source.js';
+import { manifestKind, manifestKindNames, type ValidationEnv } from '../load/kinds.js';
+import { problemAt, type Manifest } from '../load/manifest.js';
+import '../load/index.js';
+
+const ajv = createAjv({ useDefaults: false });
+for (const f of ['resources.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
+const envelope = ajv.getSchema('manifest.v1.schema.json')!;
+const compiled = new Map<string, ValidateFunction>();
+
+/** The compiled schema of a kind's schema file (compiled once, on first use). */
+function schemaFor(file: string): ValidateFunction {
+  let v = compiled.get(file);
+  if (!v) {
+    v = ajv.getSchema(file) ?? ajv.compile(loadSchema(file));
+    compiled.set(file, v);
+  }
+  return v;
+}
+
+/** Orders `file:line: …` problems by file, then line number (stable for equal places). */
+export function sortProblems(problems: string[]): string[] {
+  return problems.sort(byLocation);
+}
+
+function byLocation(a: string, b: string): number {
+  const pa = /^([^:]*):(\d+)?/.exec(a);
+  const pb = /^([^:]*):(\d+)?/.exec(b);
+  if (pa?.[1] !== pb?.[1]) return (pa?.[1] ?? '') < (pb?.[1] ?? '') ? -1 : 1;
+  return Number(pa?.[2] ?? 0) - Number(pb?.[2] ?? 0);
+}
+
+function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
+  if (validate(m.raw)) return [];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const e of validate.errors ?? []) {
+    // anyOf branches repeat the same failure; the combined anyOf error says it once
+    if (e.keyword === 'anyOf' && (validate.errors ?? []).some((x) => x !== e && x.instancePath === e.instancePath && x.keyword !== 'anyOf')) continue;
+    const path = pointerToPath(e.instancePath);
+    if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
+    const text = problemAt(m.src, path, describeAjvError(e));
+    if (!seen.has(text)) { seen.add(text); out.push(text); }
+  }
+  return out;
+}
+
+/**
+ * Validates manifests and maps them to desired rows: the envelope and the kind's schema, unknown
+ * kinds, unique names per kind, then each kind's semantic checks (references resolve, ip:port unique
+ * per pool, required-when rules). Collects every problem, each as `file:line: path = value: rule`,
+ * sorted by file and line. `desired` is only meaningful when `problems` is empty. Pure.
+ */
+export function validateManifests(manifests: readonly Manifest[], env: ValidationEnv = {}): { desired: DesiredRow[]; problems: string[] } {
+  const problems: string[] = [];
+  const checked: Manifest[] = [];
+  const valid = new Set<Manifest>();
+  const index = new Map<string, Map<string, Manifest>>();
+  for (const m of manifests) {
+    const k = manifestKind(m.kind);
+    if (!k) {
+      const env0 = schemaProblems(m, envelope);
+      problems.push(...env0);
+      if (m.kind !== '' || env0.length === 0) problems.push(problemAt(m.src, ['kind'], `unknown kind; known kinds: ${manifestKindNames().join(', ')}`));
+      continue;
+    }
+    const found = schemaProblems(m, schemaFor(k.schema));
+    problems.push(...found);
+    if (m.name) {
+      let byName = index.get(m.kind);
+      if (!byName) index.set(m.kind, (byName = new Map()));
+      const first = byName.get(m.name);
+      if (first) {
+        problems.push(problemAt(m.src, ['metadata', 'name'], `${m.kind} "${m.name}" is already declared at ${first.file}:${lineOf(first.src, ['metadata', 'name']) ?? 1}; names are unique per kind`));
+        continue;
+      }
+      byName.set(m.name, m);
+    }
+    checked.push(m);
+    if (found.length === 0) valid.add(m);
+  }
+  const desired: DesiredRow[] = [];
+  for (const m of checked) {
+    const k = manifestKind(m.kind)!;
+    try {
+      k.check?.(m, index, env, (path, rule) => problems.push(problemAt(m.src, path, rule)));
+    } catch {
+      // a semantic rule tripped over a shape the schema already reported; the other rules still ran
+    }
+    if (valid.has(m)) desired.push(...k.map(m));
+  }
+  return { desired, problems: problems.sort(byLocation) };
+}
+
+/**
+ * Checks desired rows against the running state: a git service may not take a domain already
+ * served by a REST-owned service. Returns problems naming the manifest file. Pure.
+ */
+export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot): string[] {
+  const apiDomains = new Map<string, ServiceRow>();
+  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) if (s.origin !== 'git') apiDomains.set(s.domain.toLowerCase(), s);
+  const out: string[] = [];
+  for (const d of desired) {
+    if (d.kind !== 'service') continue;
+    const taken = apiDomains.get(String(d.fields.domain).toLowerCase());
+    if (taken) out.push(`${d.source ?? '(unknown file)'}: Service "${d.key}": domain ${String(d.fields.domain)} is already served by service "${taken.name}" created over the REST API; delete it there first`);
+  }
+  return out;
+}

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsync } from 'fastify';
+import dnsPacket from 'dns-packet';
+import type { Answerer, PendingAnswer } from '../../dns/answer.js';
+import type { StepTrace } from '../../balancer/types.js';
+import { rcodeName } from '../../dns/metrics.js';
+import { buildQueryPacket, QTYPES } from '../../dns/query-packet.js';
+
+const body = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'clientIp'],
+  properties: {
+    name: { type: 'string', format: 'domain' },
+    type: { type: 'string', enum: Object.keys(QTYPES), default: 'A' },
+    clientIp: { type: 'string', format: 'ip' },
+    ecsSubnet: { type: 'string', format: 'cidr' },
+  },
+};
+
+/**
+ * POST /simulate (permission pools:read): runs a query through the DNS server's own decoder,
+ * selection and encoder, as if `clientIp` had sent it (with `ecsSubnet` as EDNS Client Subnet),
+ * and returns each step's input, output and reason plus the final answer. A database still
+ * loading is waited for up to `deadlineMs`, as the server does.
+ */
+export const simulateRoutes = (answerer: Answerer, deadlineMs: number): FastifyPluginAsync => async (app) => {
+  app.post('/simulate', { config: { permission: 'pools:read' }, schema: { tags: ['dns'], body } }, async (req) => {
+    const b = req.body as { name: string; type?: string; clientIp: string; ecsSubnet?: string };
+    const qtype = QTYPES[b.type ?? 'A']!;
+    const packet = buildQueryPacket(b.name, qtype, b.ecsSubnet);
+    const steps: StepTrace[] = [];
+    let r = answerer.handle(packet, b.clientIp, false, true, steps);
+    if (r && !Buffer.isBuffer(r)) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([(r as PendingAnswer).wait, new Promise<void>((res) => { timer = setTimeout(res, deadlineMs); })]);
+      clearTimeout(timer);
+      r = answerer.handle(packet, b.clientIp, false, false, steps);
+    }
+    const reply = dnsPacket.decode((r as Buffer).subarray(2));
+    const rcode = (reply.flags ?? 0) & 0xf;
+    const opt = (reply.additionals ?? []).find((a) => a.type === 'OPT') as { options?: { code: number; scopePrefixLength?: number }[] } | undefined;
+    const ecs = opt?.options?.find((o) => o.code === 8);
+    return {
+      name: b.name.toLowerCase().replace(/\.?$/, '.'),
+      type: b.type ?? 'A',
+      clientIp: b.clientIp,
+      ecsSubnet: b.ecsSubnet ?? null,
+      steps,
+      rcode: rcodeName(rcode),
+      ecsScope: ecs?.scopePrefixLength ?? null,
+      answers: (reply.answers ?? []).map((a) => ({ name: `${a.name}.`, type: a.type, ttl: (a as { ttl?: number }).ttl ?? 0, data: (a as { data?: unknown }).data })),
+      authority: (reply.authorities ?? []).map((a) => ({ name: `${a.name}.`, type: a.type })),
+    };
+  });
+};

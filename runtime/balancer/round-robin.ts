@@ -1,0 +1,21 @@
+import type { Candidate } from './types.js';
+import { tierEnd } from './score-sort.js';
+
+/**
+ * Round-robin: constant-cost rotation by the query sequence number, with no external state.
+ * Input is score-sorted; each tier of equal score rotates on its own and tiers keep their order,
+ * so a lower-scored member is never put ahead of a better one. Returns a new array.
+ */
+export function roundRobin(cands: readonly Candidate[], seq: number): Candidate[] {
+  const n = cands.length;
+  const out = new Array<Candidate>(n);
+  let start = 0;
+  while (start < n) {
+    const end = tierEnd(cands, start);
+    const size = end - start;
+    const shift = size > 1 ? seq % size : 0;
+    for (let i = 0; i < size; i++) out[start + i] = cands[start + ((i + shift) % size)]!;
+    start = end;
+  }
+  return out;
+}

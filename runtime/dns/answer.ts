@@ -1,0 +1,161 @@
+import type { Config } from '../config/types.js';
+import type { HealthView } from '../health/view.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { needsGeo, selectCandidates } from '../balancer/select.js';
+import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
+import { asnOfIp, locateIp } from '../geo/lookup.js';
+import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
+import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
+import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
+import { NameMatch, buildZoneIndex, lookupName, type Zone, type ZoneIndex } from './zone-index.js';
+
+/** What the answer path reads. */
+export interface AnswerDeps {
+  config: Config;
+  health: HealthView;
+  snapshot: () => Snapshot;
+  geo: GeoDeps;
+  rum: RumSource;
+  rand: Rng;
+  startedAt: number;
+}
+
+/** The answer needs a database that is still loading; retry with `mayWait` false after `wait` or the deadline. */
+export interface PendingAnswer { wait: Promise<void> }
+
+const NO_ANSWERS: readonly Candidate[] = [];
+
+/**
+ * Turns one request packet into one reply (gslb-api.md §2, DESIGN decision 9): decode, classify
+ * the name against the precomputed zone index, run the service's selection, encode. Synchronous
+ * and allocation-light; the only await-worthy case — a geo database configured but not loaded
+ * yet — is returned as a `PendingAnswer` so the server can apply the lookup deadline. Facts about
+ * the last reply (`lastRcode`, `lastAnswers`…) are kept for the query log and metrics.
+ */
+export class Answerer {
+  private ix: ZoneIndex | undefined;
+  private readonly q = new ParsedQuery();
+  private readonly w = new ReplyWriter();
+  private readonly match = new NameMatch();
+  private readonly ctx: SelectContext;
+  private readonly payloadSize: number;
+  private seq = 0;
+  /** response code of the last reply; -1 when the packet was dropped */
+  lastRcode = 0;
+  lastQtype = 0;
+  lastName = '';
+  lastAnswers: readonly Candidate[] = NO_ANSWERS;
+
+  constructor(private readonly deps: AnswerDeps) {
+    this.payloadSize = deps.config.dns.udpPayloadSize;
+    const geo = deps.geo;
+    this.ctx = {
+      client: '', seq: 0, rand: deps.rand, rum: deps.rum, trace: undefined,
+      locate: (ip) => locateIp(geo.city, ip),
+      asnOf: (ip) => asnOfIp(geo.asn, ip),
+    };
+  }
+
+  /**
+   * The zone index of the current snapshot, rebuilt when the snapshot or a geo database changed.
+   * The dns part calls this right after each swap, so queries find it built.
+   */
+  index(): ZoneIndex {
+    const s = this.deps.snapshot();
+    const g = this.deps.geo;
+    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
+    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen) this.ix = buildZoneIndex(s, this.deps.config, g, gen, this.deps.startedAt, this.ix);
+    return this.ix;
+  }
+
+  /**
+   * Answers `req` from `src`. Returns the reply (with the TCP length prefix when `udp` is false),
+   * null when the packet is dropped, or a PendingAnswer when `mayWait` and a database is loading.
+   * With `trace`, each selection step is recorded (POST /simulate).
+   */
+  handle(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace?: StepTrace[]): Buffer | PendingAnswer | null {
+    const q = this.q;
+    const w = this.w;
+    const st = decodeQuery(req, q);
+    this.lastQtype = q.qtype;
+    this.lastName = q.name;
+    this.lastAnswers = NO_ANSWERS;
+    if (st === DecodeStatus.Drop) { this.lastRcode = -1; return null; }
+    const limit = udp ? (q.edns ? Math.min(q.udpSize, this.payloadSize) : 512) : 0;
+    if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
+    if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    const m = lookupName(this.index(), q.name, this.match);
+    if (m.kind === 'refused') return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    const zone = m.zone!;
+    w.begin(req, q, RCODE.NOERROR, true);
+    let scope = 0;
+    const qt = q.qtype;
+    const atApex = q.name === zone.name;
+    if (atApex && (qt === TYPE.SOA || qt === TYPE.NS)) {
+      if (qt === TYPE.SOA) w.addAnswer(TYPE.SOA, 3600, zone.soa);
+      else for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns);
+    } else if (m.kind === 'nxdomain') {
+      w.setRcode(RCODE.NXDOMAIN);
+      this.addSoaAuthority(zone);
+    } else if (m.plan && (qt === TYPE.A || qt === TYPE.AAAA || qt === TYPE.ANY)) {
+      const r = this.select(m.plan, src, mayWait, trace);
+      if (r === 'wait') return { wait: this.waitFor(m.plan) };
+      scope = r;
+      if (w.code === RCODE.NOERROR && w.answers === 0) this.addSoaAuthority(zone);
+    } else {
+      this.addSoaAuthority(zone); // NODATA (RFC 2308 §2.2)
+    }
+    this.lastRcode = w.code;
+    return w.finish(q, limit, this.payloadSize, scope, !udp);
+  }
+
+  private reply(req: Buffer, rcode: number, aa: boolean, limit: number, scope: number): Buffer {
+    this.w.begin(req, this.q, rcode, aa);
+    this.lastRcode = rcode;
+    return this.w.finish(this.q, limit, this.payloadSize, scope, limit === 0);
+  }
+
+  private addSoaAuthority(zone: Zone): void {
+    this.w.addAuthority(this.w.nameOffset(this.q.labels - zone.labels), TYPE.SOA, zone.negativeTtl, zone.soa);
+  }
+
+  private pendingDb(plan: ServicePlan) {
+    const g = this.deps.geo;
+    if (g.city && !g.city.reader && needsGeo(plan)) return g.city;
+    if (g.asn && !g.asn.reader && plan.algorithm === 'asn') return g.asn;
+    return undefined;
+  }
+
+  private waitFor(plan: ServicePlan): Promise<void> {
+    return this.pendingDb(plan)?.ready() ?? Promise.resolve();
+  }
+
+  /** Runs the selection and writes answers; returns the ECS scope, or 'wait'. */
+  private select(plan: ServicePlan, src: string, mayWait: boolean, trace: StepTrace[] | undefined): number | 'wait' {
+    const q = this.q;
+    const w = this.w;
+    // A configured database that has not loaded yet is the one lookup the answer may wait for
+    // (dns.lookupDeadline, gslb-api.md §7); past the deadline the reply is SERVFAIL.
+    if (this.pendingDb(plan)) {
+      if (mayWait) return 'wait';
+      w.setRcode(RCODE.SERVFAIL);
+      trace?.push({ step: 'lookup', input: [], output: [], reason: 'DatabaseNotLoadedDeadline' });
+      return 0;
+    }
+    refreshHealth(plan, this.deps.health);
+    let fam = plan.v4;
+    let type: number = TYPE.A;
+    if (q.qtype === TYPE.AAAA || (q.qtype === TYPE.ANY && plan.v4.enabled.length === 0)) { fam = plan.v6; type = TYPE.AAAA; }
+    const ctx = this.ctx;
+    const ecs = q.hasEcs && q.ecs.sourcePrefix > 0;
+    ctx.client = ecs ? ecsAddressText(q.ecs) : src.startsWith('::ffff:') && src.includes('.') ? src.slice(7) : src;
+    ctx.seq = this.seq++;
+    ctx.trace = trace;
+    const sel = selectCandidates(plan, fam.enabled, fam.healthy, ctx);
+    ctx.trace = undefined;
+    if (sel.outcome === 'servfail') { w.setRcode(RCODE.SERVFAIL); return 0; }
+    for (const c of sel.list) w.addAnswer(type, plan.ttl, c.rdata);
+    this.lastAnswers = sel.list;
+    return ecs && sel.clientScoped ? q.ecs.sourcePrefix : 0;
+  }
+}

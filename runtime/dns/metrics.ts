@@ -1,0 +1,86 @@
+import type { Registry } from 'prom-client';
+
+/** Query types counted by name; everything else is `other`. */
+const TYPES = ['A', 'AAAA', 'SOA', 'NS', 'ANY', 'other'] as const;
+const TYPE_INDEX = new Map<number, number>([[1, 0], [28, 1], [6, 2], [2, 3], [255, 4]]);
+/** Response codes counted by name (index = rcode for 0..5), plus BADVERS and `dropped`. */
+const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'BADVERS', 'dropped', 'other'] as const;
+/** Histogram bucket bounds in seconds. */
+const BOUNDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+function rcodeIndex(rcode: number): number {
+  if (rcode >= 0 && rcode <= 5) return rcode;
+  if (rcode === 16) return 6;
+  if (rcode === -1) return 7;
+  return 8;
+}
+
+/**
+ * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
+ * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
+ * Metrics: `gslbd_dns_queries_total{type,rcode}` and `gslbd_dns_query_duration_seconds`.
+ */
+export class DnsMetrics {
+  readonly counts = new Float64Array(TYPES.length * RCODES.length);
+  readonly buckets = new Float64Array(BOUNDS.length + 1);
+  sum = 0;
+  count = 0;
+
+  /** Counts one query (rcode -1 = dropped) and its handling time in seconds. */
+  record(qtype: number, rcode: number, seconds: number): void {
+    this.counts[(TYPE_INDEX.get(qtype) ?? 5) * RCODES.length + rcodeIndex(rcode)]! += 1;
+    let i = 0;
+    while (i < BOUNDS.length && seconds > BOUNDS[i]!) i++;
+    this.buckets[i]! += 1;
+    this.sum += seconds;
+    this.count++;
+  }
+
+  /** Registers both metrics on the registry; values are read at scrape time. */
+  register(registry: Registry): void {
+    const queries = {
+      name: 'gslbd_dns_queries_total', help: 'DNS queries answered, by query type and response code', type: 'counter',
+      get: async () => ({
+        name: queries.name, help: queries.help, type: 'counter', aggregator: 'sum',
+        values: TYPES.flatMap((t, ti) => RCODES.map((r, ri) => ({ labels: { type: t, rcode: r }, value: this.counts[ti * RCODES.length + ri]! })))
+          .filter((v) => v.value > 0),
+      }),
+      reset: () => this.counts.fill(0),
+    };
+    const name = 'gslbd_dns_query_duration_seconds';
+    const duration = {
+      name, help: 'Time from packet received to reply sent, seconds', type: 'histogram',
+      get: async () => {
+        let cum = 0;
+        const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+        BOUNDS.forEach((b, i) => { cum += this.buckets[i]!; values.push({ labels: { le: b }, value: cum, metricName: `${name}_bucket` }); });
+        values.push({ labels: { le: '+Inf' }, value: this.count, metricName: `${name}_bucket` });
+        values.push({ labels: {}, value: this.sum, metricName: `${name}_sum` });
+        values.push({ labels: {}, value: this.count, metricName: `${name}_count` });
+        return { name, help: duration.help, type: 'histogram', aggregator: 'sum', values };
+      },
+      reset: () => { this.buckets.fill(0); this.sum = 0; this.count = 0; },
+    };
+    registry.registerMetric(queries as never);
+    registry.registerMetric(duration as never);
+  }
+}
+
+/** Name of a query type for logs (`A`, `AAAA`, `TYPE65`). */
+export function typeName(qtype: number): string {
+  switch (qtype) {
+    case 1: return 'A';
+    case 2: return 'NS';
+    case 6: return 'SOA';
+    case 28: return 'AAAA';
+    case 255: return 'ANY';
+    case 252: return 'AXFR';
+    case 251: return 'IXFR';
+    default: return `TYPE${qtype}`;
+  }
+}
+
+/** Name of a response code for logs. */
+export function rcodeName(rcode: number): string {
+  return RCODES[rcodeIndex(rcode)]!;
+}

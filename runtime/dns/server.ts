@@ -1,0 +1,190 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log/logger.js';
+import type { Answerer, PendingAnswer } from './answer.js';
+import { rcodeName, typeName, type DnsMetrics } from './metrics.js';
+import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
+
+/** Listener options. */
+export interface DnsServerOptions {
+  listenAddr: string;
+  port: number;
+  /** deadline for an answer that waits for a lookup (ms); past it the reply is SERVFAIL */
+  deadlineMs: number;
+  queryLog: boolean;
+  log: Logger;
+  metrics: DnsMetrics;
+  /** idle timeout of a TCP connection (RFC 7766 §6.2.3) */
+  tcpIdleMs?: number;
+  /** open TCP connections allowed; further connections are closed at once */
+  maxTcpClients?: number;
+  /** the zone-transfer handler, when a transfer part installed one (read per query) */
+  transfer?: () => TransferHandler | undefined;
+}
+
+/**
+ * Answers an AXFR or IXFR request received over TCP: the reply messages in order (each without
+ * the TCP length prefix), or undefined to let the server answer REFUSED.
+ */
+export type TransferHandler = (req: Buffer, src: string) => Promise<Buffer[] | undefined> | Buffer[] | undefined;
+
+/** The query type of a request when it is a well-formed AXFR or IXFR query, else 0. */
+function transferType(msg: Buffer): number {
+  const q = transferProbe;
+  if (decodeQuery(msg, q) !== DecodeStatus.Ok) return 0;
+  return q.qtype === 252 || q.qtype === 251 ? q.qtype : 0;
+}
+const transferProbe = new ParsedQuery();
+
+/** A running DNS listener (UDP and TCP on the same port). */
+export interface DnsServer { port: number; close: () => Promise<void> }
+
+function identityLookup(address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void): void {
+  cb(null, address, isIP(address));
+}
+
+/** Sends a UDP reply; a source port 0 (spoofed or broken) throws synchronously in dgram, so it is skipped. */
+function sendTo(sock: UdpSocket, b: Buffer, port: number, address: string): void {
+  if (port === 0) return;
+  try { sock.send(b, port, address); } catch { /* unreachable peer: nothing to answer */ }
+}
+
+const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !== null && !Buffer.isBuffer(r);
+
+/**
+ * Starts UDP and TCP listeners on `listenAddr:port` (port 0 picks one free port for both).
+ * Every packet goes through `answerer.handle`; a PendingAnswer waits for its database at most
+ * `deadlineMs`, then is answered (SERVFAIL if still not loaded). Never throws on bad input.
+ */
+export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): Promise<DnsServer> {
+  const fam = isIP(o.listenAddr) === 6 ? 'udp6' : 'udp4';
+  const sockets = new Set<Socket>();
+
+  const finish = (t0: number, src: string, reply: Buffer | null) => {
+    const secs = (performance.now() - t0) / 1000;
+    o.metrics.record(answerer.lastQtype, answerer.lastRcode, secs);
+    if (o.queryLog && reply) {
+      o.log.info({
+        name: answerer.lastName, type: typeName(answerer.lastQtype), src, rcode: rcodeName(answerer.lastRcode),
+        answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
+      }, 'dns query');
+    }
+  };
+
+  // A lookup that may wait: race the database against the deadline, then answer without waiting.
+  const later = (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((r) => { timer = setTimeout(r, o.deadlineMs); });
+    void Promise.race([p.wait, deadline]).then(() => {
+      clearTimeout(timer);
+      const r = answerer.handle(req, src, udp, false) as Buffer | null;
+      if (r) send(r);
+      finish(t0, src, r);
+    });
+  };
+
+  const makeUdp = (): UdpSocket => {
+    // Replies go to the literal address a query came from: an identity lookup skips dns.lookup and
+    // the extra tick it costs on every send.
+    const sock = createSocket({ type: fam, recvBufferSize: 8 << 20, sendBufferSize: 8 << 20, lookup: identityLookup as never });
+    sock.on('error', (err) => o.log.error({ err }, 'dns udp socket error'));
+    sock.on('message', (msg, rinfo) => {
+      const t0 = performance.now();
+      let r: Buffer | PendingAnswer | null;
+      try {
+        r = answerer.handle(msg, rinfo.address, true, true);
+      } catch (err) {
+        o.log.error({ err }, 'dns answer failed');
+        return;
+      }
+      if (isPending(r)) {
+        later(r, msg, rinfo.address, true, t0, (b) => sendTo(sock, b, rinfo.port, rinfo.address));
+        return;
+      }
+      if (r) sendTo(sock, r, rinfo.port, rinfo.address);
+      finish(t0, rinfo.address, r);
+    });
+    return sock;
+  };
+  let udp = makeUdp();
+
+  const maxTcp = o.maxTcpClients ?? 1024;
+  const frame = (b: Buffer) => { const h = Buffer.allocUnsafe(2); h.writeUInt16BE(b.length); return Buffer.concat([h, b]); };
+  const tcp: Server = createServer((sock) => {
+    if (sockets.size >= maxTcp) { sock.destroy(); return; }
+    sockets.add(sock);
+    sock.setNoDelay(true);
+    sock.setTimeout(o.tcpIdleMs ?? 10_000, () => sock.destroy());
+    sock.on('close', () => sockets.delete(sock));
+    sock.on('error', () => sock.destroy());
+    let acc: Buffer = Buffer.alloc(0);
+    const src = sock.remoteAddress ?? '';
+    // A client that pipelines queries but never reads its replies is cut off past 1 MiB of backlog.
+    const send = (b: Buffer) => { if (sock.destroyed) return; sock.write(b); if (sock.writableLength > 1 << 20) sock.destroy(); };
+    sock.on('data', (chunk: Buffer) => {
+      acc = acc.length === 0 ? chunk : Buffer.concat([acc, chunk]);
+      while (acc.length >= 2) {
+        const len = acc.readUInt16BE(0);
+        if (acc.length < len + 2) break;
+        const msg = acc.subarray(2, len + 2);
+        acc = acc.subarray(len + 2);
+        const t0 = performance.now();
+        const xfr = o.transfer?.();
+        if (xfr && transferType(msg) !== 0) {
+          const req = Buffer.from(msg);
+          void Promise.resolve(xfr(req, src)).then((msgs) => {
+            if (msgs) for (const m of msgs) send(frame(m));
+            else { const r = answerer.handle(req, src, false, false) as Buffer | null; if (r) send(r); }
+          }, (err: unknown) => { o.log.error({ err }, 'dns zone transfer failed'); sock.destroy(); });
+          continue;
+        }
+        let r: Buffer | PendingAnswer | null;
+        try {
+          r = answerer.handle(msg, src, false, true);
+        } catch (err) {
+          o.log.error({ err }, 'dns answer failed');
+          sock.destroy();
+          return;
+        }
+        if (isPending(r)) { later(r, Buffer.from(msg), src, false, t0, send); continue; }
+        if (r) send(r);
+        finish(t0, src, r);
+      }
+    });
+  });
+  tcp.on('error', (err) => o.log.error({ err }, 'dns tcp server error'));
+
+  const listenTcp = (port: number) => new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, o.listenAddr, () => { tcp.off('error', reject); resolve(); });
+  });
+  const bindUdp = (port: number) => new Promise<number>((resolve, reject) => {
+    udp.once('error', reject);
+    udp.bind(port, o.listenAddr, () => { udp.off('error', reject); resolve(udp.address().port); });
+  });
+
+  let port = -1;
+  // With port 0, UDP picks a free port and TCP must get the same one, which something else may
+  // hold: retry with a fresh UDP port a bounded number of times.
+  for (let attempt = 0; port < 0; attempt++) {
+    const p = await bindUdp(o.port);
+    try {
+      await listenTcp(p);
+      port = p;
+    } catch (err) {
+      await new Promise<void>((r) => udp.close(() => r()));
+      if (o.port !== 0 || attempt >= 20) throw err;
+      udp = makeUdp();
+    }
+  }
+  o.log.info({ address: o.listenAddr, port }, 'dns listening');
+  return {
+    port,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => tcp.close(() => r()));
+      await new Promise<void>((r) => { try { udp.close(() => r()); } catch { r(); } });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { isIP } from 'node:net';
+import type { AsnResponse, CityResponse } from 'maxmind';
+import type { Config } from '../config/types.js';
+import { normaliseAlgorithmName } from '../config/semantic.js';
+import { STATIC_POOL_ID, type HealthView } from '../health/view.js';
+import type { Algorithm, GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
+import { childrenOf, type Snapshot } from '../snapshot/snapshot.js';
+import { prepareAsnRules } from '../balancer/asn.js';
+import { prepareMapRules } from '../balancer/map-file.js';
+import type { SelectSpec } from '../balancer/select.js';
+import type { Candidate } from '../balancer/types.js';
+import { locateIp } from '../geo/lookup.js';
+import type { MmdbSource } from '../geo/mmdb-source.js';
+import { ipv4ToInt, ipv6ToBigInt } from '../net/ip.js';
+
+
+/** An answerable endpoint before health is applied. */
+export interface MemberBase {
+  ip: string; family: 4 | 6; order: number; weight: number; priority: number; rumUrl: string | null;
+  lat: number; lon: number; rdata: Buffer;
+}
+
+/** Candidates of one address family: enabled ones and those DNS may answer with. */
+export interface FamilyState { enabled: Candidate[]; healthy: Candidate[] }
+
+/**
+ * Everything the answer path needs about one service, computed at snapshot-swap time. The health
+ * part (`v4`, `v6`) is rebuilt lazily when the health view's version changes.
+ */
+export interface ServicePlan extends SelectSpec {
+  id: string;
+  name: string;
+  domain: string;
+  poolId: string | null;
+  ttl: number;
+  members: MemberBase[];
+  healthVersion: number;
+  v4: FamilyState;
+  v6: FamilyState;
+}
+
+/** Geo databases and manual locations used while building plans. */
+export interface GeoDeps {
+  city: MmdbSource<CityResponse> | undefined;
+  asn: MmdbSource<AsnResponse> | undefined;
+  endpointLocations: Record<string, { lat: number; lon: number }>;
+}
+
+/** Record data of an address: 4 bytes for IPv4, 16 for IPv6. */
+export function addressRdata(ip: string): Buffer {
+  if (isIP(ip) === 4) {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(ipv4ToInt(ip));
+    return b;
+  }
+  const n = ipv6ToBigInt(ip);
+  const b = Buffer.alloc(16);
+  b.writeBigUInt64BE(n >> 64n, 0);
+  b.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
+  return b;
+}
+
+function memberBase(ip: string, order: number, weight: number, priority: number, rumUrl: string | null, geo: GeoDeps): MemberBase | undefined {
+  const fam = isIP(ip);
+  if (fam === 0) return undefined;
+  // Manual endpointLocations win over the database: the operator stated them on purpose.
+  const manual = geo.endpointLocations[ip];
+  const loc = manual ?? locateIp(geo.city, ip);
+  return { ip, family: fam as 4 | 6, order, weight, priority, rumUrl, lat: loc?.lat ?? NaN, lon: loc?.lon ?? NaN, rdata: addressRdata(ip) };
+}
+
+const EMPTY_STATE: FamilyState = { enabled: [], healthy: [] };
+
+function emptyPlanParts() {
+  return { healthVersion: -1, v4: EMPTY_STATE, v6: EMPTY_STATE };
+}
+
+/**
+ * Builds the plan of an API or git service. Candidates are the pool's enabled members with
+ * weight above 0, in storage order; map-file rules are the pool's geo rules.
+ */
+export function planService(s: Snapshot, svc: ServiceRow, geo: GeoDeps): ServicePlan {
+  const members: MemberBase[] = [];
+  let mapRules: ReturnType<typeof prepareMapRules> = [];
+  if (svc.poolId) {
+    childrenOf<MemberRow>(s, svc.poolId, 'member').forEach((m, i) => {
+      if (!m.enabled || m.weight <= 0) return;
+      const b = memberBase(m.ipAddress, i, m.weight, m.priority, m.rumUrl, geo);
+      if (b) members.push(b);
+    });
+    mapRules = prepareMapRules(childrenOf<GeoRuleRow>(s, svc.poolId, 'georule'));
+  }
+  return {
+    id: svc.id, name: svc.name, domain: svc.domain.toLowerCase(), poolId: svc.poolId, ttl: svc.ttl,
+    algorithm: svc.algorithm, chain: svc.chain ?? [], whenAllUnhealthy: svc.whenAllUnhealthy ?? 'all',
+    mapRules, asnRules: prepareAsnRules(svc.asnRules ?? []), members, ...emptyPlanParts(),
+  };
+}
+
+/** Builds the plan of the static `loadbalancer.*` endpoints; undefined when none are configured. */
+export function planStatic(cfg: Config, domain: string, geo: GeoDeps): ServicePlan | undefined {
+  const lb = cfg.loadbalancer;
+  if (lb.endpoints.length === 0) return undefined;
+  const members: MemberBase[] = [];
+  lb.endpoints.forEach((ip, i) => {
+    const w = lb.weights[ip] ?? 1;
+    if (w <= 0) return; // 0 disables
+    const b = memberBase(ip, i, w, 0, null, geo);
+    if (b) members.push(b);
+  });
+  return {
+    id: 'static', name: 'loadbalancer', domain, poolId: STATIC_POOL_ID, ttl: lb.ttl,
+    algorithm: normaliseAlgorithmName(lb.algorithm) as Algorithm, chain: [], whenAllUnhealthy: 'all',
+    mapRules: prepareMapRules(lb.mapFile.rules), asnRules: prepareAsnRules(lb.asn.rules), members, ...emptyPlanParts(),
+  };
+}
+
+/**
+ * Applies the current health view to a plan when its version changed: score, RTT and the healthy
+ * subset per family. Called on the answer path; costs nothing while health is unchanged.
+ */
+export function refreshHealth(plan: ServicePlan, health: HealthView): void {
+  if (plan.healthVersion === health.version) return;
+  const poolId = plan.poolId ?? '';
+  const v4: FamilyState = { enabled: [], healthy: [] };
+  const v6: FamilyState = { enabled: [], healthy: [] };
+  for (const m of plan.members) {
+    const e = health.get(poolId, m.ip);
+    const c: Candidate = { ...m, score: e?.score ?? 1, rttMs: e && e.lastChecked > 0 ? e.rttMs : -1 };
+    const st = m.family === 4 ? v4 : v6;
+    st.enabled.push(c);
+    if (health.isHealthy(poolId, m.ip)) st.healthy.push(c);
+  }
+  plan.v4 = v4;
+  plan.v6 = v6;
+  plan.healthVersion = health.version;
+}

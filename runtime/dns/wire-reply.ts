@@ -1,0 +1,186 @@
+import type { ParsedQuery } from './wire-query.js';
+
+/**
+ * A focused DNS reply encoder (RFC 1035 §4.1, EDNS0 RFC 6891, ECS RFC 7871). Records are written
+ * into one reused 64 KiB scratch buffer; owner names are compression pointers into the echoed
+ * question, and record data is precomputed at snapshot-swap time, so encoding is a few integer
+ * writes and `copy` calls. `finish` returns the only per-query allocation: the reply itself (a
+ * copy, because a queued UDP send keeps a reference to the bytes it was given).
+ */
+
+/** DNS record types the server answers. */
+export const TYPE = { A: 1, NS: 2, SOA: 6, AAAA: 28, OPT: 41, ANY: 255, AXFR: 252, IXFR: 251 } as const;
+/** Response codes (RFC 1035, RFC 6891 BADVERS). */
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
+
+/** Encodes a name (`www.example.test.`) in uncompressed wire form. */
+export function nameToWire(name: string): Buffer {
+  const parts = name.replace(/\.$/, '').split('.').filter((l) => l.length > 0);
+  const out = Buffer.alloc(parts.reduce((n, l) => n + l.length + 1, 1));
+  let o = 0;
+  for (const l of parts) { out[o++] = l.length; o += out.write(l, o, 'latin1'); }
+  out[o] = 0;
+  return out;
+}
+
+/**
+ * Copies `src[start, end)` to `dst[at…]`. Short ranges (record data, questions, most replies) are
+ * copied in JS: Buffer#copy's native call costs more than copying a few dozen bytes.
+ */
+function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): void {
+  if (end - start > 256) { src.copy(dst, at, start, end); return; }
+  for (let i = start; i < end; i++) dst[at++] = src[i]!;
+}
+
+/**
+ * Builds one reply at a time: `begin`, then answers, then authority records, then `finish`. One
+ * writer per server; not reentrant.
+ */
+export class ReplyWriter {
+  private readonly buf = Buffer.allocUnsafe(65535);
+  private pos = 0;
+  private an = 0;
+  private ns = 0;
+  private rcode = 0;
+  private flags = 0;
+  private qdcount = 0;
+
+  /**
+   * Starts a reply to `q`: header with QR, the request's opcode, RD and CD copied, AA when
+   * authoritative, and the question echoed byte for byte (keeps the client's 0x20 case mix).
+   */
+  begin(req: Buffer, q: ParsedQuery, rcode: number, aa: boolean): void {
+    const b = this.buf;
+    b[0] = q.id >> 8;
+    b[1] = q.id & 0xff;
+    this.rcode = rcode;
+    this.flags = 0x8000 | (q.opcode << 11) | (aa ? 0x0400 : 0) | (q.flags & 0x0110);
+    this.qdcount = q.questionEnd > 12 ? 1 : 0;
+    if (this.qdcount) copyBytes(req, 12, q.questionEnd, b, 12);
+    this.pos = q.questionEnd > 12 ? q.questionEnd : 12;
+    this.an = 0;
+    this.ns = 0;
+  }
+
+  /** Changes the response code after `begin` (e.g. NOERROR → SERVFAIL). */
+  setRcode(rcode: number): void {
+    this.rcode = rcode;
+  }
+
+  /** Offset of the question name's suffix after skipping `skip` labels (for compression pointers). */
+  nameOffset(skip: number): number {
+    let off = 12;
+    for (let i = 0; i < skip; i++) off += this.buf[off]! + 1;
+    return off;
+  }
+
+  private head(owner: number, type: number, ttl: number, rdlen: number): void {
+    // Plain byte stores: the checked write helpers cost more than the record itself.
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = 0xc0 | (owner >> 8);
+    b[p + 1] = owner & 0xff;
+    b[p + 2] = type >> 8;
+    b[p + 3] = type & 0xff;
+    b[p + 4] = 0;
+    b[p + 5] = 1;
+    b[p + 6] = (ttl >>> 24) & 0xff;
+    b[p + 7] = (ttl >>> 16) & 0xff;
+    b[p + 8] = (ttl >>> 8) & 0xff;
+    b[p + 9] = ttl & 0xff;
+    b[p + 10] = rdlen >> 8;
+    b[p + 11] = rdlen & 0xff;
+    this.pos = p + 12;
+  }
+
+  /** Adds an answer record owned by the question name; `rdata` is precomputed (4 or 16 bytes for A/AAAA). */
+  addAnswer(type: number, ttl: number, rdata: Buffer): boolean {
+    if (this.pos + 12 + rdata.length > 65000) return false;
+    this.head(12, type, ttl, rdata.length);
+    copyBytes(rdata, 0, rdata.length, this.buf, this.pos);
+    this.pos += rdata.length;
+    this.an++;
+    return true;
+  }
+
+  /** Adds an answer record owned by the name at `owner` (a compression offset). */
+  addAnswerAt(owner: number, type: number, ttl: number, rdata: Buffer): void {
+    this.head(owner, type, ttl, rdata.length);
+    rdata.copy(this.buf, this.pos);
+    this.pos += rdata.length;
+    this.an++;
+  }
+
+  /** Adds an authority record (SOA for negative answers, RFC 2308 §3). */
+  addAuthority(owner: number, type: number, ttl: number, rdata: Buffer): void {
+    this.head(owner, type, ttl, rdata.length);
+    rdata.copy(this.buf, this.pos);
+    this.pos += rdata.length;
+    this.ns++;
+  }
+
+  /** Number of answer records written so far. */
+  get answers(): number {
+    return this.an;
+  }
+
+  /** Current response code. */
+  get code(): number {
+    return this.rcode;
+  }
+
+  /**
+   * Finishes the reply: appends OPT when the query had EDNS (advertising `payloadSize`, echoing DO
+   * and the ECS option with `ecsScope`), applies the UDP size limit (`udpLimit` 0 for TCP) by
+   * dropping all records and setting TC (RFC 1035 §4.2.1, RFC 7766), and returns a copy. With
+   * `tcpPrefix` the copy starts with the two-byte length of RFC 1035 §4.2.2.
+   */
+  finish(q: ParsedQuery, udpLimit: number, payloadSize: number, ecsScope: number, tcpPrefix: boolean): Buffer {
+    const b = this.buf;
+    const alen = q.hasEcs ? Math.ceil(q.ecs.sourcePrefix / 8) : 0;
+    const optLen = q.edns ? 11 + (q.hasEcs ? 8 + alen : 0) : 0;
+    if (udpLimit > 0 && this.pos + optLen > udpLimit) {
+      // Too large for the client's buffer: send the question only, with TC, so it retries over TCP.
+      this.pos = this.qdcount ? q.questionEnd : 12;
+      this.an = 0;
+      this.ns = 0;
+      this.flags |= 0x0200;
+    }
+    let arcount = 0;
+    if (q.edns) {
+      let p = this.pos;
+      b[p] = 0;
+      b.writeUInt16BE(41, p + 1);
+      b.writeUInt16BE(payloadSize, p + 3);
+      b[p + 5] = this.rcode >> 4;
+      b[p + 6] = 0;
+      b.writeUInt16BE(q.dnssecOk ? 0x8000 : 0, p + 7);
+      b.writeUInt16BE(optLen - 11, p + 9);
+      p += 11;
+      if (q.hasEcs) {
+        b.writeUInt16BE(8, p);
+        b.writeUInt16BE(4 + alen, p + 2);
+        b.writeUInt16BE(q.ecs.family, p + 4);
+        b[p + 6] = q.ecs.sourcePrefix;
+        b[p + 7] = Math.max(0, ecsScope);
+        q.ecs.addr.copy(b, p + 8, 0, alen);
+        p += 8 + alen;
+      }
+      this.pos = p;
+      arcount = 1;
+    }
+    const flags = this.flags | (this.rcode & 0xf);
+    b[2] = flags >> 8; b[3] = flags & 0xff;
+    b[4] = 0; b[5] = this.qdcount;
+    b[6] = this.an >> 8; b[7] = this.an & 0xff;
+    b[8] = this.ns >> 8; b[9] = this.ns & 0xff;
+    b[10] = 0; b[11] = arcount;
+    const n = this.pos;
+    const skip = tcpPrefix ? 2 : 0;
+    const out = Buffer.allocUnsafe(n + skip);
+    if (tcpPrefix) { out[0] = n >> 8; out[1] = n & 0xff; }
+    // A short reply is cheaper to copy byte by byte than through Buffer#copy's native call.
+    copyBytes(b, 0, n, out, skip);
+    return out;
+  }
+}

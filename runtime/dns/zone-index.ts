@@ -1,0 +1,129 @@
+import type { Config } from '../config/types.js';
+import type { ServiceRow } from '../model/types.js';
+import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { planService, planStatic, type GeoDeps, type ServicePlan } from './service-plan.js';
+import { nameToWire } from './wire-reply.js';
+
+/** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
+export interface Zone {
+  name: string;
+  labels: number;
+  /** SOA record data (mname, rname, serial, refresh, retry, expire, minimum) */
+  soa: Buffer;
+  /** negative-caching TTL (RFC 2308 §5): the SOA minimum */
+  negativeTtl: number;
+  /** NS record data, one per name server */
+  ns: Buffer[];
+}
+
+/** What a query name resolves to. */
+export type NameKind = 'service' | 'apex' | 'static' | 'empty' | 'nxdomain' | 'refused';
+
+/** Result of `lookupName`; one instance is reused per server. */
+export class NameMatch {
+  kind: NameKind = 'refused';
+  zone: Zone | undefined;
+  plan: ServicePlan | undefined;
+}
+
+/**
+ * The DNS view of one Snapshot, built once per swap (and per geo database reload): exact service
+ * names, served zones, empty non-terminals and the static endpoints' plan.
+ */
+export interface ZoneIndex {
+  snapshot: Snapshot;
+  geoGeneration: number;
+  services: Map<string, { plan: ServicePlan; zone: Zone }>;
+  zones: Map<string, Zone>;
+  /** names inside dns.domain that own nothing but have service names below them */
+  emptyNonTerminals: Set<string>;
+  main: Zone | undefined;
+  staticPlan: ServicePlan | undefined;
+  /** plans by service row, reused by the next index while the row and its pool's children are unchanged */
+  plans: WeakMap<ServiceRow, PlanEntry>;
+}
+
+interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: readonly unknown[] }
+
+const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
+
+/** SOA serial: the snapshot's build time in seconds, so it increases with every applied change. */
+export function zoneSerial(s: Snapshot, fallback: number): number {
+  return Math.floor((s.builtAt || fallback) / 1000) >>> 0;
+}
+
+function makeZone(name: string, cfg: Config, serial: number): Zone {
+  const soaCfg = cfg.dns.soa;
+  const domain = cfg.dns.domain ? fqdn(cfg.dns.domain) : name;
+  const nsNames = (cfg.dns.nsNames && cfg.dns.nsNames.length > 0 ? cfg.dns.nsNames : [`ns1.${domain}`]).map(fqdn);
+  const mname = nameToWire(soaCfg.mname ? fqdn(soaCfg.mname) : nsNames[0]!);
+  const rname = nameToWire(soaCfg.rname ? fqdn(soaCfg.rname) : `hostmaster.${domain}`);
+  const tail = Buffer.alloc(20);
+  [serial, soaCfg.refresh, soaCfg.retry, soaCfg.expire, soaCfg.minimum].forEach((v, i) => tail.writeUInt32BE(v >>> 0, i * 4));
+  return { name, labels: labelCount(name), soa: Buffer.concat([mname, rname, tail]), negativeTtl: soaCfg.minimum, ns: nsNames.map(nameToWire) };
+}
+
+const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
+
+/**
+ * Builds the index of a snapshot. Plans of services whose row, members and geo rules are the very
+ * same objects as in `prev` (snapshots share untouched rows) are reused, so a swap costs in
+ * proportion to what changed. Pure apart from reading the geo databases for endpoint locations.
+ */
+export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, startedAt: number, prev?: ZoneIndex): ZoneIndex {
+  const reuse = prev && prev.geoGeneration === geoGeneration ? prev.plans : undefined;
+  const plans = new WeakMap<ServiceRow, PlanEntry>();
+  const serial = zoneSerial(s, startedAt);
+  const zones = new Map<string, Zone>();
+  const mainName = cfg.dns.domain ? fqdn(cfg.dns.domain) : undefined;
+  const main = mainName ? makeZone(mainName, cfg, serial) : undefined;
+  if (main) zones.set(main.name, main);
+  const services = new Map<string, { plan: ServicePlan; zone: Zone }>();
+  const emptyNonTerminals = new Set<string>();
+  for (const svc of rowsOf<ServiceRow>(s, 'service').values()) {
+    const domain = fqdn(svc.domain);
+    let zone: Zone;
+    if (main && isUnder(domain, main.name)) {
+      zone = main;
+      // Every name between the service name and the apex exists (as an empty non-terminal).
+      for (let n = domain.slice(domain.indexOf('.') + 1); n.length > main.name.length; n = n.slice(n.indexOf('.') + 1)) emptyNonTerminals.add(n);
+    } else {
+      zone = zones.get(domain) ?? makeZone(domain, cfg, serial);
+      zones.set(domain, zone);
+    }
+    const members = svc.poolId ? childrenOf(s, svc.poolId, 'member') : [];
+    const rules = svc.poolId ? childrenOf(s, svc.poolId, 'georule') : [];
+    let entry = reuse?.get(svc);
+    if (!entry || entry.members !== members || entry.rules !== rules) entry = { plan: planService(s, svc, geo), members, rules };
+    plans.set(svc, entry);
+    services.set(domain, { plan: entry.plan, zone });
+  }
+  const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
+  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans };
+}
+
+/**
+ * Classifies a lower-cased query name: an exact service name; the apex of a served zone; a name in
+ * dns.domain answered by the static endpoints (any name under it no service claims, when
+ * `loadbalancer.endpoints` is set); an empty non-terminal (NODATA); NXDOMAIN inside a served zone;
+ * REFUSED outside every served zone.
+ */
+export function lookupName(ix: ZoneIndex, name: string, out: NameMatch): NameMatch {
+  const svc = ix.services.get(name);
+  out.plan = undefined;
+  if (svc) { out.kind = 'service'; out.zone = svc.zone; out.plan = svc.plan; return out; }
+  let zone = ix.zones.get(name);
+  if (zone) { out.kind = 'apex'; out.zone = zone; out.plan = zone === ix.main ? ix.staticPlan : undefined; return out; }
+  for (let i = name.indexOf('.'); i >= 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
+    zone = ix.zones.get(name.slice(i + 1));
+    if (!zone) continue;
+    out.zone = zone;
+    if (zone === ix.main && ix.staticPlan) { out.kind = 'static'; out.plan = ix.staticPlan; return out; }
+    out.kind = ix.emptyNonTerminals.has(name) ? 'empty' : 'nxdomain';
+    return out;
+  }
+  out.kind = 'refused';
+  out.zone = undefined;
+  return out;
+}

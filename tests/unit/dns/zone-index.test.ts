@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { validateConfigObject } from '../../../runtime/config/load.js';
+import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import type { MemberRow, PoolRow, ServiceRow } from '../../../runtime/model/types.js';
+import { NameMatch, buildZoneIndex, lookupName } from '../../../runtime/dns/zone-index.js';
+
+const meta = { origin: 'api' as const, revision: 'r', tenantId: 'default' };
+const pool: PoolRow = { kind: 'pool', id: 'p1', name: 'p', ...meta };
+const member = (id: string, ip: string): MemberRow => ({ kind: 'member', id, poolId: 'p1', ipAddress: ip, port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null, ...meta });
+const service = (id: string, domain: string): ServiceRow => ({ kind: 'service', id, name: id, domain, algorithm: 'round-robin', ttl: 60, poolId: 'p1', chain: [], whenAllUnhealthy: 'all', asnRules: [], ...meta });
+const geo = { city: undefined, asn: undefined, endpointLocations: {} };
+
+test('names classify as service, apex, static, empty non-terminal, NXDOMAIN or REFUSED', () => {
+  const s = nextSnapshot(emptySnapshot(), [pool, member('m1', '192.0.2.1'), service('s1', 'a.b.example.test.'), service('s2', 'WWW.Other.Test.')].map((row) => ({ op: 'put' as const, row })), 'r', 1_700_000_000_000);
+  const plain = validateConfigObject({ dns: { domain: 'example.test' } });
+  const withStatic = validateConfigObject({ dns: { domain: 'example.test' }, loadbalancer: { endpoints: ['192.0.2.50'] } });
+  const rows: { name: string; cfg: typeof plain; want: string; zone?: string }[] = [
+    { name: 'a.b.example.test.', cfg: plain, want: 'service', zone: 'example.test.' },
+    { name: 'www.other.test.', cfg: plain, want: 'service', zone: 'www.other.test.' },
+    { name: 'example.test.', cfg: plain, want: 'apex', zone: 'example.test.' },
+    { name: 'b.example.test.', cfg: plain, want: 'empty' },
+    { name: 'zz.example.test.', cfg: plain, want: 'nxdomain', zone: 'example.test.' },
+    { name: 'x.www.other.test.', cfg: plain, want: 'nxdomain', zone: 'www.other.test.' },
+    { name: 'other.test.', cfg: plain, want: 'refused' },
+    { name: 'example.org.', cfg: plain, want: 'refused' },
+    { name: '.', cfg: plain, want: 'refused' },
+    { name: 'zz.example.test.', cfg: withStatic, want: 'static' },
+    { name: 'b.example.test.', cfg: withStatic, want: 'static' },
+  ];
+  for (const r of rows) {
+    const m = lookupName(buildZoneIndex(s, r.cfg, geo, 0, 0), r.name, new NameMatch());
+    assert.equal(m.kind, r.want, r.name);
+    if (r.zone) assert.equal(m.zone?.name, r.zone, `${r.name} zone`);
+  }
+  const ix = buildZoneIndex(s, withStatic, geo, 0, 0);
+  assert.equal(ix.staticPlan?.members.length, 1);
+  assert.equal(ix.main!.soa.readUInt32BE(ix.main!.soa.length - 20), 1_700_000_000, 'serial = snapshot build time');
+});
+
+test('a swap reuses plans of untouched services and rebuilds touched ones', () => {
+  const cfg = validateConfigObject({ dns: { domain: 'example.test' } });
+  const p2: PoolRow = { ...pool, id: 'p2' };
+  const s1 = nextSnapshot(emptySnapshot(), [pool, p2, member('m1', '192.0.2.1'), service('s1', 'a.example.test.'), { ...service('s2', 'b.example.test.'), poolId: 'p2' }].map((row) => ({ op: 'put' as const, row })), 'r1', 1);
+  const ix1 = buildZoneIndex(s1, cfg, geo, 0, 0);
+  const s2 = nextSnapshot(s1, [{ op: 'put', row: member('m2', '192.0.2.2') }], 'r2', 2);
+  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 0, ix1);
+  assert.notEqual(ix2.services.get('a.example.test.')!.plan, ix1.services.get('a.example.test.')!.plan, 'pool p1 changed: rebuilt');
+  assert.equal(ix2.services.get('a.example.test.')!.plan.members.length, 2);
+  assert.equal(ix2.services.get('b.example.test.')!.plan, ix1.services.get('b.example.test.')!.plan, 'pool p2 untouched: reused');
+  const ix3 = buildZoneIndex(s2, cfg, geo, 1, 0, ix2);
+  assert.notEqual(ix3.services.get('b.example.test.')!.plan, ix2.services.get('b.example.test.')!.plan, 'geo reload: rebuilt');
+});
+
+test('static endpoints: missing weight means 1, weight 0 disables, algorithm aliases resolve', () => {
+  const cfg = validateConfigObject({ dns: { domain: 'example.test' }, loadbalancer: { algorithm: 'wrr', endpoints: ['192.0.2.1', '192.0.2.2', '2001:db8::3'], weights: { '192.0.2.2': 0, '2001:db8::3': 5 }, ttl: 15 } });
+  const plan = buildZoneIndex(emptySnapshot(), cfg, geo, 0, 0).staticPlan!;
+  assert.equal(plan.algorithm, 'weighted-round-robin');
+  assert.equal(plan.ttl, 15);
+  assert.equal(plan.poolId, 'static');
+  assert.deepEqual(plan.members.map((m) => [m.ip, m.weight, m.family]), [['192.0.2.1', 1, 4], ['2001:db8::3', 5, 6]]);
+  assert.equal(buildZoneIndex(emptySnapshot(), validateConfigObject({ loadbalancer: { endpoints: ['192.0.2.1'] } }), geo, 0, 0).staticPlan, undefined, 'no dns.domain: not served');
+});
