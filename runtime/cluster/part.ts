@@ -1,4 +1,85 @@
 import { PARTS } from '../parts.js';
+import type { Core } from '../app.js';
+import type { ApiExtensions } from '../api/server.js';
+import { parseDuration } from '../config/duration.js';
+import { createClusterMetrics } from './metrics.js';
+import { clusterNames } from './names.js';
+import { Liveness } from './liveness.js';
+import { PeerHealth } from './peer-health.js';
+import { makeHealthPolicy } from './install-policy.js';
+import { ALWAYS_LEADER, startGitLease } from './lease.js';
+import { NatsLink } from './nats-link.js';
+import { connectOptions } from './connect-options.js';
+import { startHeartbeats } from './heartbeat.js';
+import { startHealthSync } from './health-sync.js';
+import { startConfigSync } from './config-sync.js';
+import { ConfigLedger } from './ledger.js';
+import { KvNonceStore, KvSessionStore } from './kv-stores.js';
+import { clusterRoutes } from './routes.js';
+import type { ClusterState } from './cluster-state.js';
 
-/** The cluster part (placeholder until it is built). */
-PARTS.push({ name: 'cluster' });
+/** Default catch-up period (gslb-api.md §3 rule 3); `GSLB_STATE_CATCHUP` (a duration) overrides it for tests. */
+const CATCH_UP_MS = 30_000;
+
+/**
+ * The cluster part (DESIGN decision 8, docs/cluster.md). Always installs the health policy and the
+ * `/cluster` routes. With `state.nats.servers` set it also: replaces `core.sessions`/`core.nonces`
+ * with KV stores, syncs health flips and heartbeats, runs config sync when
+ * `state.enableConfigSync`, and holds the git leader lease (`core.info.gitLeader`). Without servers
+ * the node is self-contained and `gitLeader.holds()` is always true.
+ */
+function setupCluster(core: Core, ext: ApiExtensions): void {
+  const cfg = core.config.state;
+  const names = clusterNames(core.config);
+  const ttlMs = parseDuration(cfg.heartbeatTTL) ?? 30_000;
+  const intervalMs = parseDuration(cfg.heartbeatInterval) ?? 10_000;
+  const live = new Liveness(names.node, ttlMs);
+  const peers = new PeerHealth();
+  core.health.policy = makeHealthPolicy(cfg.healthPolicy, peers, live, cfg.quorumMinPercent);
+  const enabled = cfg.nats.servers.length > 0;
+  const metrics = createClusterMetrics(core.metrics);
+  metrics.liveNodes.set(1);
+  live.onChange = (set) => { metrics.liveNodes.set(set.size + 1); core.health.version++; };
+  const state: ClusterState = {
+    enabled, node: names.node, cluster: names.cluster, policy: cfg.healthPolicy,
+    connected: () => false, live, peers, gitLeader: ALWAYS_LEADER,
+    config: () => ({ enabled: false, lastSeq: 0, lastRevision: '', outbox: 0, stalled: undefined }),
+    catchUp: async () => {},
+  };
+  core.info.cluster = state;
+  core.info.gitLeader = ALWAYS_LEADER;
+  ext.apiPlugins.push(clusterRoutes(core, state));
+  if (!enabled) return;
+
+  const log = core.log.child({ component: 'cluster' });
+  const link = new NatsLink(connectOptions(core.config), cfg.nats.jetStream.domain, log, metrics);
+  state.connected = () => link.up;
+  const sessionTtl = parseDuration(core.config.auth.sessionTTL) ?? 86_400_000;
+  const sessions = new KvSessionStore(link, () => link.bucket(names.sessionsBucket, { ttl: sessionTtl }), metrics, names.sessionsBucket);
+  core.sessions = sessions;
+  core.nonces = new KvNonceStore(link, () => link.bucket(names.noncesBucket, { ttl: 3_600_000 }), metrics, names.noncesBucket);
+  link.onReady(() => sessions.flush());
+
+  const ledger = new ConfigLedger(core.db);
+  const config = cfg.enableConfigSync
+    ? startConfigSync({ core, link, names, ledger, metrics, applyTimeoutMs: parseDuration(cfg.config.applyTimeout) ?? 5_000 })
+    : undefined;
+  if (config) state.config = () => ({ enabled: true, ...config.status() });
+  const lease = cfg.enableConfigSync ? startGitLease({ link, names, ttlMs, log, metrics }) : undefined;
+  if (lease) { state.gitLeader = lease; core.info.gitLeader = lease; }
+  const health = startHealthSync({ core, link, names, peers, metrics, catchUpMs: parseDuration(process.env.GSLB_STATE_CATCHUP) ?? CATCH_UP_MS });
+  state.catchUp = health.catchUp;
+  const stopHeartbeats = startHeartbeats({ link, names, live, metrics, log, intervalMs, config: () => { const s = config?.status(); return { seq: s?.lastSeq ?? 0, revision: s?.lastRevision ?? '' }; } });
+
+  // runs after the API and later parts have stopped, before the database closes
+  core.closers.push(async () => {
+    stopHeartbeats();
+    await lease?.stop();
+    config?.stop();
+    health.stop();
+    await link.close();
+  });
+  link.start();
+}
+
+PARTS.push({ name: 'cluster', setup: setupCluster });

@@ -1,0 +1,66 @@
+import type { Logger } from '../log/logger.js';
+import type { Liveness } from './liveness.js';
+import type { ClusterMetrics } from './metrics.js';
+import type { ClusterNames } from './names.js';
+import type { NatsLink } from './nats-link.js';
+
+/** A heartbeat message on `svc.hb.<cluster>`. */
+export interface HeartbeatMsg {
+  node: string;
+  at: number;
+  configSeq: number;
+  configRevision: string;
+  /** sent once at (re)connection: peers answer with their own heartbeat at once */
+  hello?: boolean;
+  /** sent at graceful shutdown: peers drop the node at once */
+  bye?: boolean;
+}
+
+/**
+ * Publishes this node's heartbeat every `intervalMs` and feeds peers' heartbeats into `Liveness`.
+ * A `hello` at each connection makes peers answer at once, so a joining node learns the live set
+ * without waiting a full interval. Returns a stop function that says goodbye.
+ */
+export function startHeartbeats(deps: {
+  link: NatsLink; names: ClusterNames; live: Liveness; metrics: ClusterMetrics; log: Logger;
+  intervalMs: number; config: () => { seq: number; revision: string };
+}): () => void {
+  const { link, names, live, metrics } = deps;
+  const enc = new TextEncoder();
+  const publish = (extra: Partial<HeartbeatMsg> = {}) => {
+    if (!link.up || !link.nc) return;
+    const c = deps.config();
+    const msg: HeartbeatMsg = { node: names.node, at: Date.now(), configSeq: c.seq, configRevision: c.revision, ...extra };
+    try {
+      link.nc.publish(names.heartbeatSubject, enc.encode(JSON.stringify(msg)));
+      metrics.published.inc({ type: 'heartbeat' });
+    } catch (err) { deps.log.debug({ err }, 'heartbeat publish failed'); }
+  };
+  let subscribed = false;
+  link.onReady(() => {
+    if (!subscribed) {
+      subscribed = true;
+      link.nc!.subscribe(names.heartbeatSubject, {
+        callback: (err, m) => {
+          if (err) return;
+          let hb: HeartbeatMsg;
+          try { hb = m.json<HeartbeatMsg>(); } catch { return; }
+          if (hb.node === names.node) return;
+          metrics.received.inc({ type: 'heartbeat' });
+          if (hb.bye) { live.left(hb.node); return; }
+          live.heard(hb.node, hb.configSeq, hb.configRevision);
+          metrics.configSeq.set({ peer: hb.node }, hb.configSeq);
+          if (hb.hello) publish();
+        },
+      });
+    }
+    publish({ hello: true });
+  });
+  const timer = setInterval(() => publish(), deps.intervalMs);
+  const sweeper = setInterval(() => live.sweep(), Math.min(1_000, deps.intervalMs));
+  timer.unref(); sweeper.unref();
+  return () => {
+    clearInterval(timer); clearInterval(sweeper);
+    publish({ bye: true });
+  };
+}
