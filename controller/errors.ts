@@ -12,6 +12,7 @@ export type ErrorClass = 'transient' | 'stalled' | 'waiting';
 export type Reason =
   | 'Succeeded'
   | 'NotConfigured'
+  | 'NotLeader'
   | 'FetchFailed'
   | 'SignatureMissing'
   | 'SignatureInvalid'

@@ -7,7 +7,7 @@ import { DEFAULT_TENANT } from '../runtime/model/types.js';
 import { GslbError } from '../runtime/errors.js';
 import { planChanges } from './plan/plan.js';
 import type { DesiredRow, Plan } from './plan/types.js';
-import { ReconcileError, stalled, transient, type Reason } from './errors.js';
+import { ReconcileError, stalled, transient, waiting, type Reason } from './errors.js';
 import { descendsFrom, fetchHead, readCommitRaw, readManifestFiles, type SourceFile, type SourceOptions } from './source/git-source.js';
 import { parseCommitObject, type CommitParts } from './verify/commit-object.js';
 import { readKeyring, verifyCommitSignature, type Signer } from './verify/signature.js';
@@ -146,8 +146,17 @@ export class Reconciler {
   }
 }
 
-/** source: fetch the branch head into the local cache. */
+/** What the cluster part publishes as `core.info.gitLeader` (runtime/cluster/lease.ts). */
+interface GitLeaderView { holds(): boolean }
+
+/**
+ * source: fetch the branch head into the local cache. In a cluster with config sync only the
+ * holder of the git lease pulls; the others end the reconcile as `waiting` (NotLeader) and receive
+ * the applied plan through the config stream (DESIGN decision 8).
+ */
 export const reconcileSource: Step = async (r, st) => {
+  const leader = r.core.info.gitLeader as GitLeaderView | undefined;
+  if (leader && !leader.holds()) throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
   try {
     st.sha = await fetchHead(r.source);
     r.metrics.fetch.inc({ result: 'success' });
@@ -295,7 +304,7 @@ function recordOutcome(r: Reconciler, st: ReconcileState, error: ReconcileError 
   }
   if (error) {
     s.ready = false; s.reason = error.reason; s.message = error.message; s.errorClass = error.errorClass; s.problems = error.problems;
-    s.failures += 1;
+    if (error.errorClass !== 'waiting') s.failures += 1;
     r.metrics.ready.set(0);
     if (error.errorClass === 'stalled' && st.sha) {
       r.refused = { sha: st.sha, stamp: r.keyringStamp(), error };
