@@ -1,4 +1,96 @@
 import { PARTS } from '../parts.js';
+import type { Core } from '../app.js';
+import { createCheckers } from './checkers/index.js';
+import { HealthScheduler } from './scheduler.js';
+import { HealthMonitor } from './monitor.js';
+import { registerHealthMetrics } from './metrics.js';
+import { desiredTargets } from './targets.js';
+import type { CheckTarget } from './types.js';
 
-/** The health part (placeholder until it is built). */
-PARTS.push({ name: 'health' });
+/** The running health checker of a daemon, reachable for tests and the bench. */
+export interface HealthRuntime {
+  scheduler: HealthScheduler;
+  monitor: HealthMonitor;
+  /** re-reads the desired targets from the config and the current snapshot */
+  reconcile: () => void;
+}
+
+/** Logs the startup warning for checks that skip certificate verification (once per check). */
+function warnInsecure(core: Core, targets: Iterable<CheckTarget>, warned: Set<string>): void {
+  for (const t of targets) {
+    if (!t.check.tls || !t.check.insecureSkipVerify || t.check.type !== 'http') continue;
+    const id = `${t.checkId}|${t.checkKey}`;
+    if (warned.has(id)) continue;
+    warned.add(id);
+    core.log.warn({ pool: t.poolId, check: t.checkId }, 'health check skips TLS certificate verification (insecureSkipVerify)');
+  }
+}
+
+/**
+ * Starts the health checker: probes every desired target (file endpoints under the `static` pool
+ * when health.enabled, and every pool with a health check), and follows each applied plan at once
+ * by diffing desired targets against the running set (added, removed, check changed). Removed
+ * targets stop probing and lose their live and stored entries in the same turn as the snapshot
+ * swap that removed them from DNS. Publishes `core.info.health` ({@link HealthRuntime}).
+ */
+export function startHealth(core: Core): HealthRuntime {
+  const log = core.log.child({ component: 'health' });
+  let metrics: ReturnType<typeof registerHealthMetrics> | undefined;
+  const monitor = new HealthMonitor({
+    view: core.health,
+    sink: core.healthStore,
+    bus: core.bus,
+    node: core.config.node.id,
+    observe: (d, s) => metrics?.observeDetection(d, s),
+  });
+  const scheduler = new HealthScheduler({
+    checkers: createCheckers(log),
+    onResult: (rec) => {
+      metrics?.countProbe(rec.target.check.type, rec.result.ok);
+      if (!rec.result.ok) log.debug({ pool: rec.target.poolId, ip: rec.target.ip, detail: rec.result.detail }, 'probe failed');
+      monitor.record(rec);
+    },
+  });
+  metrics = registerHealthMetrics(core.metrics, core.health, scheduler);
+  const warned = new Set<string>();
+  const reconcile = () => {
+    const desired = desiredTargets(core.config, core.holder.current);
+    const res = scheduler.sync(desired);
+    for (const t of res.removed) monitor.end(t);
+    for (const t of [...res.added, ...res.restarted]) monitor.begin(t);
+    warnInsecure(core, [...res.added, ...res.restarted], warned);
+    if (res.added.length + res.removed.length + res.restarted.length > 0) {
+      log.info({ targets: scheduler.size, added: res.added.length, removed: res.removed.length, restarted: res.restarted.length }, 'health targets changed');
+    }
+  };
+  // Stored entries of endpoints that are no longer checked (member or check deleted while the
+  // daemon was down) would keep an endpoint unhealthy with nothing to correct them.
+  const pruneStale = () => {
+    const desired = desiredTargets(core.config, core.holder.current);
+    const stale: [string, string][] = [];
+    for (const [poolId, m] of core.health.pools()) for (const ip of m.keys()) if (!desired.has(`${poolId}|${ip}`)) stale.push([poolId, ip]);
+    for (const [poolId, ip] of stale) {
+      core.health.delete(poolId, ip);
+      core.healthStore.remove(poolId, ip);
+    }
+  };
+  pruneStale();
+  reconcile();
+  const off = core.bus.on('plan_applied', () => reconcile());
+  log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled }, 'health checker started');
+  const rt: HealthRuntime = { scheduler, monitor, reconcile };
+  core.info.health = rt;
+  core.closers.push(() => {
+    off();
+    scheduler.stop();
+  });
+  return rt;
+}
+
+/** The health part: starts after the API so the first probes do not delay startup. */
+PARTS.push({
+  name: 'health',
+  start: (core) => {
+    startHealth(core);
+  },
+});

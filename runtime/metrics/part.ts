@@ -1,4 +1,23 @@
 import { PARTS } from '../parts.js';
+import { serveMetrics } from './server.js';
 
-/** The metrics part (placeholder until it is built). */
-PARTS.push({ name: 'metrics' });
+/**
+ * The metrics part: when `metrics.enablePrometheus`, serves the daemon's registry (every part's
+ * metrics, process metrics, with constant labels cluster and node) on
+ * `metrics.listenAddr:metrics.port` at `/metrics`, and publishes the bound port as
+ * `core.info.metricsPort`.
+ */
+PARTS.push({
+  name: 'metrics',
+  start: async (core) => {
+    const m = core.config.metrics;
+    if (!m.enablePrometheus) return;
+    const { server, port } = await serveMetrics(core.metrics, m.listenAddr, m.port);
+    core.info.metricsPort = port;
+    core.log.info({ address: m.listenAddr, port }, 'metrics listening');
+    return () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  },
+});

@@ -1,0 +1,97 @@
+import type { EventBus, HealthTransition } from '../events/bus.js';
+import type { HealthEntry, HealthView } from './view.js';
+import type { ProbeRecord } from './scheduler.js';
+import type { CheckTarget } from './types.js';
+import { initialState, recordProbe, type EndpointState } from './state.js';
+
+/** Where flips are persisted (runtime/store/health-status.ts). */
+export interface HealthSink {
+  write(poolId: string, ipAddress: string, e: HealthEntry): void;
+  remove(poolId: string, ipAddress?: string): void;
+}
+
+/** Observes the failover-detection histogram (`direction` down or up, seconds). */
+export type DetectionObserver = (direction: 'down' | 'up', seconds: number) => void;
+
+export interface MonitorDeps {
+  view: HealthView;
+  sink: HealthSink;
+  bus: EventBus;
+  node: string;
+  observe: DetectionObserver;
+  now?: () => number;
+}
+
+interface Tracked {
+  state: EndpointState;
+  /** false until the first probe after a (re)start wrote storage (§3 "first probe syncs storage") */
+  synced: boolean;
+}
+
+/**
+ * Turns probe results into endpoint state and its effects (gslb-api.md §3). Every probe updates the
+ * HealthView (score, rttMs, lastChecked). Storage is written only on a flip, plus once on the first
+ * probe after a checker (re)start. A flip, in order: storage write, WebSocket `health_update`
+ * (bus `ws_message`), bus `health_transition` (cluster, alerts, BGP listen there), histogram.
+ */
+export class HealthMonitor {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: MonitorDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Starts tracking a target optimistically: healthy, score 1, until its first probe. */
+  begin(t: CheckTarget): void {
+    const now = this.now();
+    this.tracked.set(t.key, { state: initialState(now), synced: false });
+    const prev = this.deps.view.get(t.poolId, t.ip);
+    this.deps.view.set(t.poolId, t.ip, { healthy: true, score: 1, lastChecked: prev?.lastChecked ?? 0, rttMs: prev?.rttMs ?? 0, node: this.deps.node });
+  }
+
+  /** Stops tracking a target and drops its live and stored entries at once. */
+  end(t: CheckTarget): void {
+    this.tracked.delete(t.key);
+    this.deps.view.delete(t.poolId, t.ip);
+    this.deps.sink.remove(t.poolId, t.ip);
+  }
+
+  /** The state of a tracked target, or undefined. */
+  stateOf(key: string): EndpointState | undefined {
+    return this.tracked.get(key)?.state;
+  }
+
+  /** Records one finished probe. Results for targets no longer tracked are ignored. */
+  record(rec: ProbeRecord): void {
+    const t = rec.target;
+    const tr = this.tracked.get(t.key);
+    if (!tr) return;
+    const at = rec.finishedAt;
+    const out = recordProbe(tr.state, rec.result.ok, at, t.check);
+    tr.state = out.state;
+    const prev = this.deps.view.get(t.poolId, t.ip);
+    const entry: HealthEntry = {
+      healthy: out.state.healthy,
+      score: out.state.score,
+      lastChecked: at,
+      // rttMs is an integer (§2); a failed probe keeps the last measured value for the latency step
+      rttMs: rec.result.ok ? Math.round(rec.result.rttMs) : prev?.rttMs ?? 0,
+      node: this.deps.node,
+    };
+    this.deps.view.record(t.poolId, t.ip, entry);
+    if (out.flipped || !tr.synced) {
+      this.deps.sink.write(t.poolId, t.ip, entry);
+      tr.synced = true;
+    }
+    if (!out.flipped) return;
+    const transition: HealthTransition = {
+      poolId: t.poolId, ipAddress: t.ip, healthy: entry.healthy, score: entry.score, timestamp: at,
+      rttMs: entry.rttMs, node: entry.node, detectionMs: out.detectionMs,
+    };
+    const { detectionMs: _d, ...payload } = transition;
+    this.deps.bus.emit('ws_message', { type: 'health_update', payload });
+    this.deps.bus.emit('health_transition', transition);
+    this.deps.observe(entry.healthy ? 'up' : 'down', out.detectionMs / 1000);
+  }
+}

@@ -1,0 +1,83 @@
+import type { Config } from '../config/types.js';
+import { parseDuration } from '../config/duration.js';
+import { HEALTHCHECK_DEFAULTS } from '../model/normalize.js';
+import type { HealthCheckFields, HealthCheckRow, MemberRow } from '../model/types.js';
+import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { targetKey, type CheckTarget } from './types.js';
+import { STATIC_POOL_ID } from './view.js';
+
+const FIELD_NAMES = Object.keys(HEALTHCHECK_DEFAULTS) as (keyof HealthCheckFields)[];
+
+/** The check settings of a row, without identity and ownership fields. */
+export function checkFieldsOf(row: HealthCheckFields): HealthCheckFields {
+  const out: Record<string, unknown> = {};
+  for (const k of FIELD_NAMES) out[k] = row[k] ?? HEALTHCHECK_DEFAULTS[k];
+  return out as unknown as HealthCheckFields;
+}
+
+/** A stable identity of check settings: equal settings, equal key. */
+export function checkKeyOf(fields: HealthCheckFields): string {
+  return JSON.stringify(FIELD_NAMES.map((k) => fields[k]));
+}
+
+/**
+ * Adds the targets of every pool that has a health check: one per distinct IP among its enabled
+ * members (members sharing an IP share a probe, since the probe goes to the check's port and the
+ * health view is keyed by IP). Disabled members are not probed (docs/health.md).
+ */
+export function snapshotTargets(s: Snapshot, out: Map<string, CheckTarget> = new Map()): Map<string, CheckTarget> {
+  for (const hc of rowsOf<HealthCheckRow>(s, 'healthcheck').values()) {
+    const check = checkFieldsOf(hc);
+    const checkKey = checkKeyOf(check);
+    for (const m of childrenOf<MemberRow>(s, hc.poolId, 'member')) {
+      if (!m.enabled) continue;
+      const key = targetKey(hc.poolId, m.ipAddress);
+      if (!out.has(key)) out.set(key, { key, poolId: hc.poolId, ip: m.ipAddress, port: check.port, check, checkKey, checkId: hc.id });
+    }
+  }
+  return out;
+}
+
+/** The file's `health.*` block as check fields (gslb-config-auth.md §2; meanings of document 2). */
+export function staticCheckFields(h: Config['health']): HealthCheckFields {
+  return {
+    type: h.type,
+    port: h.port,
+    intervalMs: parseDuration(h.checkinterval) || HEALTHCHECK_DEFAULTS.intervalMs,
+    timeoutMs: parseDuration(h.timeout) || HEALTHCHECK_DEFAULTS.timeoutMs,
+    httpPath: h.http.path || '/',
+    httpHost: h.http.host,
+    httpExpectedStatus: h.http.expectedstatus,
+    httpContains: h.http.contains,
+    tls: h.http.tls,
+    insecureSkipVerify: h.http.insecureSkipVerify,
+    scoreWindow: h.scoreWindow,
+    icmpCount: h.icmpCount,
+    scriptPath: h.scriptPath ?? '',
+    scriptContent: h.scriptContent ?? '',
+    webhookURL: h.webhookURL ?? '',
+    webhookMethod: h.webhookMethod,
+    rise: h.rise,
+    fall: h.fall,
+  };
+}
+
+/**
+ * Adds the file-defined endpoints (`loadbalancer.endpoints`) under the synthetic pool id
+ * STATIC_POOL_ID when `health.enabled`; with it false nothing is probed and they count as healthy.
+ */
+export function staticTargets(config: Config, out: Map<string, CheckTarget> = new Map()): Map<string, CheckTarget> {
+  if (!config.health.enabled) return out;
+  const check = staticCheckFields(config.health);
+  const checkKey = checkKeyOf(check);
+  for (const ip of config.loadbalancer.endpoints) {
+    const key = targetKey(STATIC_POOL_ID, ip);
+    if (!out.has(key)) out.set(key, { key, poolId: STATIC_POOL_ID, ip, port: check.port, check, checkKey, checkId: STATIC_POOL_ID });
+  }
+  return out;
+}
+
+/** Every target the daemon should probe now: the file's endpoints and the snapshot's pools. */
+export function desiredTargets(config: Config, s: Snapshot): Map<string, CheckTarget> {
+  return snapshotTargets(s, staticTargets(config));
+}

@@ -1,0 +1,37 @@
+import type { Row } from '../model/types.js';
+import { getRow, type Snapshot } from '../snapshot/snapshot.js';
+import { STATIC_POOL_ID } from '../health/view.js';
+
+/** `undefined`: the resource is unknown (nobody tenant-bound sees it); `null`: everyone may see it. */
+export type MessageTenant = string | null | undefined;
+
+function tenantOfRow(kind: string, id: unknown, snapshots: readonly Snapshot[]): MessageTenant {
+  if (typeof id !== 'string') return undefined;
+  if (kind === 'pool' && id === STATIC_POOL_ID) return null; // file endpoints belong to the node
+  for (const s of snapshots) {
+    const row = getRow<Row>(s, kind, id);
+    if (row) return row.tenantId;
+  }
+  return undefined;
+}
+
+/**
+ * The tenant a live message belongs to, looked up in the given snapshots in order (the current one,
+ * then the one before the last plan, which still holds rows that plan deleted). Messages without a
+ * resource (statistics) are not routed through here.
+ */
+export function messageTenant(msg: { type: string; payload: unknown }, snapshots: readonly Snapshot[]): MessageTenant {
+  const p = (msg.payload ?? {}) as Record<string, unknown>;
+  const idOf = (o: unknown) => (o && typeof o === 'object' ? (o as { id?: unknown }).id : undefined);
+  switch (msg.type) {
+    case 'health_update':
+    case 'member_update':
+      return tenantOfRow('pool', p.poolId, snapshots);
+    case 'pool_update':
+      return tenantOfRow('pool', idOf(p.pool), snapshots);
+    case 'service_update':
+      return tenantOfRow('service', idOf(p.service), snapshots);
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HealthScheduler, SLOT_MS, type ProbeRecord } from '../../../runtime/health/scheduler.js';
+import type { CheckerSet } from '../../../runtime/health/checkers/index.js';
+import type { Checker, CheckResult, CheckTarget } from '../../../runtime/health/types.js';
+import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
+import { checkKeyOf } from '../../../runtime/health/targets.js';
+import { FakeTimers } from './fake-timers.js';
+
+function target(ip: string, over: Partial<typeof HEALTHCHECK_DEFAULTS> = {}): CheckTarget {
+  const check = { ...HEALTHCHECK_DEFAULTS, intervalMs: 1000, timeoutMs: 300, ...over };
+  return { key: `p|${ip}`, poolId: 'p', ip, port: check.port, check, checkKey: checkKeyOf(check), checkId: 'hc' };
+}
+
+/** A checker whose probes resolve when the test says so, recording every start and abort. */
+class ManualChecker implements Checker {
+  started: { ip: string; at: number; signal: AbortSignal; resolve: (r: CheckResult) => void }[] = [];
+  constructor(private readonly timers: FakeTimers) {}
+  check(t: CheckTarget, signal: AbortSignal): Promise<CheckResult> {
+    return new Promise((resolve) => {
+      this.started.push({ ip: t.ip, at: this.timers.t, signal, resolve });
+      signal.addEventListener('abort', () => resolve({ ok: false, rttMs: 0, detail: 'timeout' }));
+    });
+  }
+}
+
+function setup(random = 0.5) {
+  const timers = new FakeTimers();
+  timers.t = 1_000_000; // a slot boundary
+  const checker = new ManualChecker(timers);
+  const results: ProbeRecord[] = [];
+  const checkers = { tcp: checker, http: checker, icmp: checker, script: checker, webhook: checker } as CheckerSet;
+  const s = new HealthScheduler({ checkers, timers, random: () => random, onResult: (r) => results.push(r) });
+  return { timers, checker, results, s, t0: timers.t };
+}
+
+test('scheduler: first probe after a jittered offset, then on a fixed period', async () => {
+  const { timers, checker, results, s, t0 } = setup(0.25);
+  s.sync(new Map([['p|127.0.0.1', target('127.0.0.1')]]));
+  await timers.advance(249);
+  assert.equal(checker.started.length, 0);
+  await timers.advance(1);
+  assert.equal(checker.started.length, 1, 'first probe at 0.25 × min(interval, 1 s)');
+  checker.started[0]!.resolve({ ok: true, rttMs: 1, detail: '' });
+  await timers.advance(1000);
+  assert.deepEqual(checker.started.map((p) => p.at - t0), [250, 1250]);
+  assert.equal(results.length, 1);
+  assert.equal(results[0]!.dueAt - t0, 250);
+  s.stop();
+});
+
+test('scheduler: probes due in one slot start together; times round up to the slot', async () => {
+  let i = 0;
+  const offsets = [0.0031, 0.0042, 0.0059, 0.0121]; // × 1000 ms → 3.1, 4.2, 5.9, 12.1 ms
+  const timers = new FakeTimers();
+  timers.t = 1_000_000;
+  const checker = new ManualChecker(timers);
+  const checkers = { tcp: checker } as unknown as CheckerSet;
+  const s = new HealthScheduler({ checkers, timers, random: () => offsets[i++]!, onResult: () => {} });
+  s.sync(new Map(['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'].map((ip) => [`p|${ip}`, target(ip)])));
+  await timers.advance(30);
+  assert.deepEqual(checker.started.map((p) => p.at - 1_000_000), [SLOT_MS, SLOT_MS, SLOT_MS, 2 * SLOT_MS]);
+  s.stop();
+});
+
+test('scheduler: at most one probe in flight; the timeout aborts it and the next tick probes again', async () => {
+  const { timers, checker, results, s, t0 } = setup(0);
+  s.sync(new Map([['p|127.0.0.1', target('127.0.0.1', { intervalMs: 100, timeoutMs: 250 })]]));
+  await timers.advance(SLOT_MS);
+  assert.equal(checker.started.length, 1);
+  const first = checker.started[0]!.at - t0;
+  await timers.advance(200); // two ticks find the probe still running
+  assert.equal(checker.started.length, 1);
+  assert.equal(s.skipped, 2);
+  assert.equal(checker.started[0]!.signal.aborted, false);
+  await timers.advance(first + 250 - (timers.t - t0)); // the timeout
+  assert.equal(checker.started[0]!.signal.aborted, true);
+  assert.equal(results.length, 1);
+  assert.equal(results[0]!.result.ok, false);
+  await timers.advance(100);
+  assert.equal(checker.started.length, 2, 'the next tick probes again');
+  s.stop();
+});
+
+test('scheduler: sync adds, removes and restarts on changed settings; stale results are dropped', async () => {
+  const { timers, checker, results, s } = setup(0);
+  const a = target('127.0.0.1');
+  const b = target('127.0.0.2');
+  let res = s.sync(new Map([[a.key, a], [b.key, b]]));
+  assert.deepEqual([res.added.length, res.removed.length, res.restarted.length], [2, 0, 0]);
+  await timers.advance(SLOT_MS);
+  assert.equal(checker.started.length, 2);
+  // same settings again: nothing changes
+  res = s.sync(new Map([[a.key, a], [b.key, b]]));
+  assert.deepEqual([res.added.length, res.removed.length, res.restarted.length], [0, 0, 0]);
+  // b removed, a's check changed
+  const a2 = target('127.0.0.1', { httpPath: '/other', type: 'http' });
+  res = s.sync(new Map([[a2.key, a2]]));
+  assert.deepEqual(res.removed.map((t) => t.ip), ['127.0.0.2']);
+  assert.deepEqual(res.restarted.map((t) => t.ip), ['127.0.0.1']);
+  assert.ok(checker.started.every((p) => p.signal.aborted), 'probes of stopped runners are aborted');
+  await timers.advance(SLOT_MS);
+  assert.equal(results.length, 0, 'results of stopped runners are dropped');
+  assert.equal(checker.started.length, 3, 'restarted target probes again');
+  assert.equal(s.size, 1);
+  s.stop();
+  assert.equal(s.size, 0);
+  const n = checker.started.length;
+  await timers.advance(5000);
+  assert.equal(checker.started.length, n, 'nothing runs after stop');
+});
