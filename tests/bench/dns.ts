@@ -148,14 +148,20 @@ async function main() {
     console.error(gdnsdErr);
     throw err;
   }
+  // Node's own ceiling for one send per query, same pinning (see dns-raw-server.mjs)
+  const rPort = await freePort();
+  const rawCmd = pin(1, [process.execPath, 'tests/bench/dns-raw-server.mjs', String(rPort)]);
+  const raw = spawn(rawCmd[0]!, rawCmd.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitAnswer(rPort);
   try {
     const servers = [['gslbd', gPort], ['gdnsd', dPort]] as const;
-    const tput: Record<string, PerfResult[]> = { gslbd: [], gdnsd: [] };
+    const tput: Record<string, PerfResult[]> = { gslbd: [], gdnsd: [], 'node-raw': [] };
     const lat: Record<string, PerfResult[]> = { gslbd: [], gdnsd: [] };
     for (const [, port] of servers) await dnsperf(port, ['-l', '2', '-q', '64'], false); // warm-up
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate which server goes first so a burst of load elsewhere does not favour one.
       for (const [name, port] of r % 2 === 0 ? servers : [...servers].reverse()) tput[name]!.push(await dnsperf(port, ['-l', String(SECONDS), '-q', '64'], false));
+      tput['node-raw']!.push(await dnsperf(rPort, ['-l', String(SECONDS), '-q', '64'], false));
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const med = (rs: PerfResult[]): PerfResult => ({
@@ -170,13 +176,15 @@ async function main() {
     }
     const results = { gslbd: { tput: med(tput.gslbd!), lat: med(lat.gslbd!) }, gdnsd: { tput: med(tput.gdnsd!), lat: med(lat.gdnsd!) } };
     console.log(`\nthroughput (max, 64 outstanding), ${ROUNDS} rounds of ${SECONDS}s, per round:`);
-    for (const n of ['gslbd', 'gdnsd']) console.log(`  ${n}  ${tput[n]!.map((x) => x.qps.toFixed(0)).join(' / ')} qps`);
+    for (const n of ['gslbd', 'gdnsd', 'node-raw']) console.log(`  ${n.padEnd(8)}  ${tput[n]!.map((x) => x.qps.toFixed(0)).join(' / ')} qps`);
     console.log('medians (sent and lost summed over rounds):');
     for (const n of ['gslbd', 'gdnsd'] as const) console.log(`  ${n}  ${fmt(results[n].tput)}`);
     console.log(`latency at a fixed ${rate} qps, medians of ${ROUNDS} rounds of 4s:`);
     for (const n of ['gslbd', 'gdnsd'] as const) console.log(`  ${n}  ${fmt(results[n].lat)}`);
     const ratio = results.gslbd.tput.qps / results.gdnsd.tput.qps;
     console.log(`\nratio gslbd/gdnsd qps (medians): ${(ratio * 100).toFixed(1)}% (target >= 60%)`);
+    const rawQps = med(tput['node-raw']!).qps;
+    console.log(`ratio gslbd/node-raw qps (medians): ${((results.gslbd.tput.qps / rawQps) * 100).toFixed(1)}%; node-raw/gdnsd: ${((rawQps / results.gdnsd.tput.qps) * 100).toFixed(1)}% (the most one Node thread sending one reply per query reaches)`);
     console.log(`gslbd lost: ${results.gslbd.tput.lost + results.gslbd.lat.lost} (target 0); p99 at fixed rate ${results.gslbd.lat.p99Ms?.toFixed(3)} ms (target < 5 ms)`);
 
     const before = await ask(gslbd, 'heap');
@@ -186,6 +194,7 @@ async function main() {
     console.log(`\nheap over ${heapRun.completed} queries (after GC): ${(before.heapUsed! / 1048576).toFixed(1)} MiB -> ${(afterHeap.heapUsed! / 1048576).toFixed(1)} MiB (growth ${((afterHeap.heapUsed! - before.heapUsed!) / 1048576).toFixed(2)} MiB); rss ${(afterHeap.rss! / 1048576).toFixed(0)} MiB; lost ${heapRun.lost}`);
     console.log(`live health: ${afterHeap.healthEntries} members probed, last probe ${Date.now() - afterHeap.lastChecked!} ms ago`);
   } finally {
+    raw.kill('SIGTERM');
     gdnsd.kill('SIGTERM');
     await new Promise<void>((r) => {
       const t = setTimeout(() => { gslbd.kill('SIGKILL'); r(); }, 5000);
