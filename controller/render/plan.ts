@@ -1,4 +1,5 @@
 import { META_FIELDS, type Row } from '../../runtime/model/types.js';
+import { secretFieldsOf } from '../../runtime/model/kinds.js';
 import type { Change, Plan } from '../plan/types.js';
 
 /** The stable JSON form of one change: no row dumps, only what changes. */
@@ -15,6 +16,11 @@ export interface ChangeJson {
 const keyOf = (c: Change) => String((c.after ?? c.before)?.key ?? c.id);
 const sourceOf = (c: Change) => ((c.after ?? c.before)?.source as string | undefined) ?? null;
 
+/** What a rendering shows for a secret field (a password hash, a sealed TOTP secret, a key hash). */
+export const REDACTED = '[redacted]';
+/** A field's value as renderings show it: secret fields of the kind (KindInfo.secretFields) are redacted; null stays null. */
+const shown = (kind: string, field: string, v: unknown) => (v !== null && v !== undefined && secretFieldsOf(kind).has(field) ? REDACTED : v);
+
 /**
  * A plan as stable JSON: fixed key order, changes in plan order, field changes sorted by field,
  * creates listing every field (before null) and deletes every field (after null). Pure.
@@ -22,7 +28,7 @@ const sourceOf = (c: Change) => ((c.after ?? c.before)?.source as string | undef
 export function planToJson(plan: Plan): Record<string, unknown> {
   const changes: ChangeJson[] = plan.changes.map((c) => ({
     op: c.op, kind: c.kind, key: keyOf(c), id: c.id, label: c.label, source: sourceOf(c),
-    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: f.before ?? null, after: f.after ?? null })),
+    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: shown(c.kind, f.field, f.before ?? null), after: shown(c.kind, f.field, f.after ?? null) })),
   }));
   const s = plan.safety;
   return {
@@ -36,7 +42,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
 }
 
 function contentFields(row: Row): [string, unknown][] {
-  return Object.keys(row).filter((k) => !META_FIELDS.has(k)).sort().map((k) => [k, (row as Record<string, unknown>)[k] ?? null]);
+  return Object.keys(row).filter((k) => !META_FIELDS.has(k)).sort().map((k) => [k, shown(row.kind, k, (row as Record<string, unknown>)[k] ?? null)]);
 }
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null));
@@ -66,9 +72,9 @@ export function renderPlanText(plan: Plan, opts: { color?: boolean } = {}): stri
       const keys = new Set([...contentFields(ch.before!).map(([k]) => k), ...changed.keys()]);
       for (const k of [...keys].sort()) {
         const f = changed.get(k);
-        if (!f) { out.push(` ${k}: ${show((ch.before as Record<string, unknown>)[k])}`); continue; }
-        if (f.before !== null && f.before !== undefined) out.push(paint(c.del, `-${k}: ${show(f.before)}`));
-        if (f.after !== null && f.after !== undefined) out.push(paint(c.add, `+${k}: ${show(f.after)}`));
+        if (!f) { out.push(` ${k}: ${show(shown(ch.kind, k, (ch.before as Record<string, unknown>)[k]))}`); continue; }
+        if (f.before !== null && f.before !== undefined) out.push(paint(c.del, `-${k}: ${show(shown(ch.kind, k, f.before))}`));
+        if (f.after !== null && f.after !== undefined) out.push(paint(c.add, `+${k}: ${show(shown(ch.kind, k, f.after))}`));
       }
     }
   }

@@ -1,5 +1,8 @@
 import { loadConfig } from '../config/load.js';
-import { openDatabase } from '../store/db.js';
+import { createCore, type Core } from '../app.js';
+import { createLogger } from '../log/logger.js';
+import { ConfigLedger } from '../cluster/ledger.js';
+import type { ConfigMsg } from '../cluster/config-sync.js';
 import { DEFAULT_TENANT } from '../model/types.js';
 import { GslbError } from '../errors.js';
 import { UserStore } from './user-store.js';
@@ -7,18 +10,36 @@ import { checkEmail, checkPasswordRules, hashPassword } from './passwords.js';
 import { TerminalPrompt } from './terminal-prompt.js';
 
 /**
+ * With config sync on, the daemon is not running here to publish the plan, so it goes to the
+ * cluster outbox in the apply's own transaction (as the cluster part does for every local plan);
+ * the daemon publishes it when it starts and the user reaches every node.
+ */
+function queueForConfigSync(core: Core): void {
+  if (!core.config.state.enableConfigSync) return;
+  const ledger = new ConfigLedger(core.db);
+  const apply = core.apply;
+  core.apply = (plan, opts) => core.store.transaction(() => {
+    const msg: ConfigMsg = { plan, node: core.config.node.id, at: Date.now() };
+    ledger.enqueue(plan.revision, JSON.stringify(msg), msg.at);
+    return apply(plan, opts);
+  });
+}
+
+/**
  * `gslbd --config FILE --create-admin` (gslb-config-auth.md §4): prompts for an e-mail and a
  * password (not echoed, asked twice), creates a tenant_admin in the default tenant and exits 0.
- * Exits 1 at once when any user exists, and on bad input or a bad config file. Returns undefined
- * when the flag is absent, so the daemon starts normally.
+ * The user is a normal `user` row written through the one write path (a plan), queued for config
+ * sync when it is on. Exits 1 at once when any user exists, and on bad input or a bad config
+ * file. Returns undefined when the flag is absent, so the daemon starts normally.
  */
 export async function createAdminCommand(flags: Record<string, string | boolean>, configPath: string): Promise<number | undefined> {
   if (!flags['create-admin']) return undefined;
-  let db;
+  let core: Core | undefined;
   try {
     const config = loadConfig(configPath);
-    db = openDatabase(config.database.path);
-    const users = new UserStore(db);
+    core = createCore(config, createLogger({ format: 'json', level: 'silent' }));
+    queueForConfigSync(core);
+    const users = new UserStore(core);
     if (users.count() > 0) {
       process.stderr.write('gslbd: a user already exists; --create-admin only creates the first administrator\n');
       return 1;
@@ -45,6 +66,6 @@ export async function createAdminCommand(flags: Record<string, string | boolean>
     process.stderr.write(`gslbd: --create-admin: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    db?.close();
+    core?.db.close();
   }
 }

@@ -31,8 +31,8 @@ export interface AuthServices {
  * Throws CONFIG_INVALID with a message saying what to do.
  */
 export function createAuthServices(core: Core): AuthServices {
-  const users = new UserStore(core.db);
-  const tenants = new TenantStore(core.db);
+  const users = new UserStore(core);
+  const tenants = new TenantStore(core);
   const secretKey = core.env.GSLB_SECRET_KEY || undefined;
   const box = secretKey ? new SecretBox(secretKey) : undefined;
   if (!box && users.countTotp() > 0) {

@@ -39,8 +39,11 @@ export class SessionService {
     const t = this.now();
     if (!rec) return undefined;
     if (rec.expiresAt <= t) { await this.storeOf().delete(h); return undefined; }
+    // An unknown user refuses the session but does not delete it: in a cluster the user's row may
+    // not have reached this node yet (config sync), and the store is shared by every node. A
+    // deleted user's sessions are revoked by the delete itself; expiry collects the rest.
     const user = this.users.byId(rec.userId);
-    if (!user) { await this.storeOf().delete(h); return undefined; }
+    if (!user) return undefined;
     let expiresAt = rec.expiresAt;
     if (this.extend) {
       const next = t + this.ttlMs;

@@ -1,5 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '../store/db.js';
+import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
+import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { planCreate, planDelete } from '../../controller/plan/delta.js';
+import type { AuthCore } from './user-store.js';
 
 /** A tenant. */
 export interface Tenant { id: string; name: string; createdAt: number }
@@ -7,54 +10,97 @@ export interface Tenant { id: string; name: string; createdAt: number }
 /** A legacy per-tenant API key as listed (the key itself is shown once, at creation). */
 export interface TenantApiKey { id: string; tenantId: string; name: string; createdAt: number }
 
+/** A tenant row (kind `tenant`; its `tenantId` is its own id). Times in ms. */
+export interface TenantRow extends GenericRow { kind: 'tenant'; name: string; createdAt: number }
+
+/** A legacy tenant API key row (kind `apikey`, its tenant in `tenantId`): SHA-256 hex of the key only. */
+export interface ApiKeyRow extends GenericRow { kind: 'apikey'; name: string; keyHash: string; createdAt: number }
+
 /** SHA-256 hex of a token: how sessions, API keys and reset tokens are looked up. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
 /**
- * Tenants and their legacy API keys (gslb-config-auth.md §5 step 4). Keys are stored as SHA-256
- * hex; lookups compare hashes, so the raw key never reaches the database.
+ * The `default` tenant is built in: it exists on every node without being a row (rows created by
+ * supra-tenant callers, setup, --create-admin and single sign-on belong to it).
+ */
+const BUILT_IN_DEFAULT: Tenant = { id: DEFAULT_TENANT, name: DEFAULT_TENANT, createdAt: 0 };
+
+const toTenant = (r: TenantRow): Tenant => ({ id: r.id, name: r.name, createdAt: Math.floor(r.createdAt / 1000) });
+const toKey = (r: ApiKeyRow): TenantApiKey => ({ id: r.id, tenantId: r.tenantId, name: r.name, createdAt: Math.floor(r.createdAt / 1000) });
+
+// Key-hash index per apikey table (shared between snapshots until a plan touches keys).
+const byHashIndex = new WeakMap<ReadonlyMap<string, ApiKeyRow>, Map<string, ApiKeyRow>>();
+
+function hashIndex(s: Snapshot): Map<string, ApiKeyRow> {
+  const table = rowsOf<ApiKeyRow>(s, 'apikey');
+  let idx = byHashIndex.get(table);
+  if (!idx) {
+    idx = new Map();
+    for (const k of table.values()) if (!idx.has(k.keyHash)) idx.set(k.keyHash, k);
+    byHashIndex.set(table, idx);
+  }
+  return idx;
+}
+
+/**
+ * Tenants and their legacy API keys (gslb-config-auth.md §5 step 4) as `tenant` and `apikey` rows:
+ * read from the current Snapshot, written as one-row plans through `core.apply`, replicated by
+ * config sync. Keys are stored as SHA-256 hex; lookups compare hashes, so the raw key never
+ * reaches the database or the config stream.
  */
 export class TenantStore {
-  constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
+  constructor(private readonly core: AuthCore, private readonly now: () => number = Date.now) {}
 
+  private get snap(): Snapshot {
+    return this.core.holder.current;
+  }
+
+  /** Every tenant by id, the built-in `default` tenant included. */
   list(): Tenant[] {
-    return (this.db.prepare('SELECT id, name, created_at FROM tenants ORDER BY id').all() as { id: string; name: string; created_at: number }[])
-      .map((r) => ({ id: r.id, name: r.name, createdAt: Math.floor(r.created_at / 1000) }));
+    const out = [...rowsOf<TenantRow>(this.snap, 'tenant').values()].map(toTenant);
+    if (!out.some((t) => t.id === DEFAULT_TENANT)) out.push(BUILT_IN_DEFAULT);
+    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   exists(id: string): boolean {
-    return this.db.prepare('SELECT 1 FROM tenants WHERE id = ?').get(id) !== undefined;
+    return id === DEFAULT_TENANT || getRow(this.snap, 'tenant', id) !== undefined;
   }
 
-  /** Creates a tenant; false when the id is taken. */
+  /** Creates a tenant through a one-row plan; false when the id is taken (`default` always is). */
   create(id: string, name: string): boolean {
-    return this.db.prepare('INSERT OR IGNORE INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(id, name, this.now()).changes === 1;
+    if (this.exists(id)) return false;
+    const row: TenantRow = { kind: 'tenant', id, tenantId: id, origin: 'api', revision: '', name, createdAt: this.now() };
+    this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
+    return true;
   }
 
   /** Creates a key for the tenant and returns it with the raw key (never stored). */
   createKey(tenantId: string, name: string): TenantApiKey & { key: string } {
     const key = `gslbk_${randomBytes(32).toString('base64url')}`;
-    const id = randomUUID();
-    const t = this.now();
-    this.db.prepare('INSERT INTO tenant_api_keys (id, tenant_id, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)').run(id, tenantId, name, hashToken(key), t);
-    return { id, tenantId, name, createdAt: Math.floor(t / 1000), key };
+    const row: ApiKeyRow = { kind: 'apikey', id: randomUUID(), tenantId, origin: 'api', revision: '', name, keyHash: hashToken(key), createdAt: this.now() };
+    this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
+    return { ...toKey(row), key };
   }
 
+  /** Keys of one tenant, oldest first. */
   listKeys(tenantId: string): TenantApiKey[] {
-    return (this.db.prepare('SELECT id, tenant_id, name, created_at FROM tenant_api_keys WHERE tenant_id = ? ORDER BY created_at').all(tenantId) as
-      { id: string; tenant_id: string; name: string; created_at: number }[])
-      .map((r) => ({ id: r.id, tenantId: r.tenant_id, name: r.name, createdAt: Math.floor(r.created_at / 1000) }));
+    const out: ApiKeyRow[] = [];
+    for (const k of rowsOf<ApiKeyRow>(this.snap, 'apikey').values()) if (k.tenantId === tenantId) out.push(k);
+    return out.sort((a, b) => a.createdAt - b.createdAt).map(toKey);
   }
 
+  /** Deletes one key of the tenant; false when the tenant has no such key. */
   deleteKey(tenantId: string, id: string): boolean {
-    return this.db.prepare('DELETE FROM tenant_api_keys WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes === 1;
+    const row = getRow<ApiKeyRow>(this.snap, 'apikey', id);
+    if (!row || row.tenantId !== tenantId) return false;
+    this.core.apply(planDelete(this.snap, row, this.core.apiRevision()));
+    return true;
   }
 
   /** The tenant a raw key belongs to, or undefined. */
   tenantOfKey(key: string): string | undefined {
-    const r = this.db.prepare('SELECT tenant_id FROM tenant_api_keys WHERE key_hash = ?').get(hashToken(key)) as { tenant_id: string } | undefined;
-    return r?.tenant_id;
+    return hashIndex(this.snap).get(hashToken(key))?.tenantId;
   }
 }

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../store/db.js';
+import type { Core } from '../app.js';
 import type { Role } from './permissions.js';
-import { DEFAULT_TENANT } from '../model/types.js';
+import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
+import { rowsOf, getRow, type Snapshot } from '../snapshot/snapshot.js';
+import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
 
-/** A user row as the auth part uses it (secrets stay inside; `publicUser` strips them). */
-export interface UserRecord {
-  id: string;
-  tenantId: string;
+/**
+ * A user row (kind `user`, origin `api`), as stored in `resources` and the Snapshot and replicated
+ * by config sync. Secrets stay inside (`publicUser` strips them; the kind declares them secret,
+ * so plan renderings redact them). Times in ms.
+ */
+export interface UserRecord extends GenericRow {
+  kind: 'user';
   email: string;
   displayName: string;
   role: Role;
@@ -16,6 +21,7 @@ export interface UserRecord {
   totpSecret: string | null;
   /** encrypted secret between /auth/totp/setup and /auth/totp/verify */
   totpPending: string | null;
+  /** the last TOTP time step accepted (a code of this step or older is refused) */
   totpLastStep: number;
   createdAt: number;
   updatedAt: number;
@@ -33,18 +39,6 @@ export interface PublicUser {
   createdAt: number;
   updatedAt: number;
 }
-
-interface UserRowSql {
-  id: string; tenant_id: string; email: string; display_name: string; role: Role; password_hash: string | null;
-  auth_provider: 'password' | 'oidc'; totp_secret: string | null; totp_pending: string | null; totp_last_step: number;
-  created_at: number; updated_at: number;
-}
-
-const fromSql = (r: UserRowSql): UserRecord => ({
-  id: r.id, tenantId: r.tenant_id, email: r.email, displayName: r.display_name, role: r.role,
-  passwordHash: r.password_hash, authProvider: r.auth_provider, totpSecret: r.totp_secret, totpPending: r.totp_pending,
-  totpLastStep: r.totp_last_step, createdAt: r.created_at, updatedAt: r.updated_at,
-});
 
 /** Strips secrets; timestamps in Unix seconds. */
 export function publicUser(u: UserRecord): PublicUser {
@@ -65,84 +59,122 @@ export interface NewUser {
   authProvider?: 'password' | 'oidc';
 }
 
+/** What the auth stores need of the core: the snapshot to read and the one write path. */
+export type AuthCore = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
+
+/** Fields `update` may change. */
+export type UserPatch = Partial<Pick<UserRecord, 'displayName' | 'role' | 'passwordHash' | 'totpSecret' | 'totpPending' | 'totpLastStep'>>;
+
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+// E-mail index per user table. Keyed by the table object, which a snapshot shares with the
+// previous one unless a plan touched users, so the index is built at most once per user change.
+const byEmailIndex = new WeakMap<ReadonlyMap<string, UserRecord>, Map<string, UserRecord>>();
+
+function emailIndex(s: Snapshot): Map<string, UserRecord> {
+  const table = rowsOf<UserRecord>(s, 'user');
+  let idx = byEmailIndex.get(table);
+  if (!idx) {
+    idx = new Map();
+    // two nodes of a cluster may create one address at the same moment (uniqueness is checked
+    // locally): the first row in storage order wins, the same on every node
+    for (const u of table.values()) {
+      const k = normalEmail(u.email);
+      if (!idx.has(k)) idx.set(k, u);
+    }
+    byEmailIndex.set(table, idx);
+  }
+  return idx;
+}
+
 /**
- * SQL access to users and tenants. Synchronous (better-sqlite3); e-mail lookups are
- * case-insensitive. Throws SQLite constraint errors for a duplicate e-mail (callers map them to 409).
+ * Users as `user` rows. Reads come from the current Snapshot (`core.holder.current`); writes are
+ * one-row plans through `core.apply` (the one write path), so they are committed with the rest of
+ * the state and replicated by config sync with the same ids everywhere. Synchronous. E-mail
+ * lookups are case-insensitive. Errors: whatever `core.apply` throws (STORE_FAILED, 409).
  */
 export class UserStore {
-  constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
+  constructor(private readonly core: AuthCore, private readonly now: () => number = Date.now) {}
+
+  private get snap(): Snapshot {
+    return this.core.holder.current;
+  }
 
   /** Number of users in all tenants. */
   count(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
+    return rowsOf(this.snap, 'user').size;
   }
 
   /** Number of users with an active TOTP secret. */
   countTotp(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM users WHERE totp_secret IS NOT NULL').get() as { n: number }).n;
+    let n = 0;
+    for (const u of rowsOf<UserRecord>(this.snap, 'user').values()) if (u.totpSecret !== null) n++;
+    return n;
   }
 
   byId(id: string): UserRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRowSql | undefined;
-    return r && fromSql(r);
+    return getRow<UserRecord>(this.snap, 'user', id);
   }
 
   byEmail(email: string): UserRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email.trim()) as UserRowSql | undefined;
-    return r && fromSql(r);
+    return emailIndex(this.snap).get(normalEmail(email));
   }
 
-  /** Users of one tenant, or of all tenants when `tenantId` is null. */
+  /** Users of one tenant, or of all tenants when `tenantId` is null; by creation time, then e-mail. */
   list(tenantId: string | null): UserRecord[] {
-    const rows = tenantId === null
-      ? this.db.prepare('SELECT * FROM users ORDER BY created_at, email').all()
-      : this.db.prepare('SELECT * FROM users WHERE tenant_id = ? ORDER BY created_at, email').all(tenantId);
-    return (rows as UserRowSql[]).map(fromSql);
+    const out: UserRecord[] = [];
+    for (const u of rowsOf<UserRecord>(this.snap, 'user').values()) if (tenantId === null || u.tenantId === tenantId) out.push(u);
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
   }
 
-  /** Inserts a user and returns it. */
+  /** Creates a user through a one-row plan and returns it. */
   create(u: NewUser): UserRecord {
     const t = this.now();
-    const id = randomUUID();
-    this.db.prepare(`INSERT INTO users (id, tenant_id, email, display_name, role, password_hash, auth_provider, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, u.tenantId ?? DEFAULT_TENANT, u.email.trim(), u.displayName ?? '', u.role,
-      u.passwordHash, u.authProvider ?? 'password', t, t);
-    return this.byId(id)!;
-  }
-
-  /** Creates the user only while no user exists (setup, --create-admin); undefined otherwise. */
-  createFirst(u: NewUser): UserRecord | undefined {
-    return this.db.transaction(() => (this.count() === 0 ? this.create(u) : undefined))();
-  }
-
-  /** Updates the given fields. */
-  update(id: string, patch: Partial<Pick<UserRecord, 'displayName' | 'role' | 'passwordHash' | 'totpSecret' | 'totpPending' | 'totpLastStep'>>): UserRecord | undefined {
-    const cols: Record<string, string> = {
-      displayName: 'display_name', role: 'role', passwordHash: 'password_hash', totpSecret: 'totp_secret',
-      totpPending: 'totp_pending', totpLastStep: 'totp_last_step',
+    const row: UserRecord = {
+      kind: 'user', id: randomUUID(), origin: 'api', revision: '', tenantId: u.tenantId ?? DEFAULT_TENANT,
+      email: u.email.trim(), displayName: u.displayName ?? '', role: u.role, passwordHash: u.passwordHash,
+      authProvider: u.authProvider ?? 'password', totpSecret: null, totpPending: null, totpLastStep: 0, createdAt: t, updatedAt: t,
     };
-    const sets: string[] = [];
-    const vals: unknown[] = [];
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) continue;
-      sets.push(`${cols[k]} = ?`);
-      vals.push(v);
-    }
-    sets.push('updated_at = ?');
-    vals.push(this.now());
-    this.db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);
-    return this.byId(id);
+    const s = this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
+    return getRow<UserRecord>(s, 'user', row.id)!;
   }
 
   /**
-   * Records `step` as the last TOTP step used, only when it is newer than the stored one. Returns
-   * false when the step was already used (a replayed code).
+   * Creates the user only while no user exists (setup, --create-admin); undefined otherwise. The
+   * check and the apply run in one turn of the event loop, so two requests cannot both pass.
    */
-  useTotpStep(id: string, step: number): boolean {
-    return this.db.prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?').run(step, id, step).changes === 1;
+  createFirst(u: NewUser): UserRecord | undefined {
+    return this.count() === 0 ? this.create(u) : undefined;
   }
 
+  /** Updates the given fields (undefined ones are left alone) and `updatedAt`; undefined when the user is gone. */
+  update(id: string, patch: UserPatch): UserRecord | undefined {
+    const cur = this.byId(id);
+    if (!cur) return undefined;
+    const next: Record<string, unknown> = { ...cur };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) next[k] = v;
+    next.updatedAt = this.now();
+    const s = this.core.apply(planUpdate(this.snap, cur, next as unknown as UserRecord, this.core.apiRevision()));
+    return getRow<UserRecord>(s, 'user', id);
+  }
+
+  /**
+   * Records `step` as the last TOTP step used, only when it is newer than the stored one (one plan,
+   * replicated, so a code used on one node is refused on the others once the plan arrives).
+   * Returns false when the step was already used (a replayed code) or the user is gone.
+   */
+  useTotpStep(id: string, step: number): boolean {
+    const cur = this.byId(id);
+    if (!cur || cur.totpLastStep >= step) return false;
+    this.core.apply(planUpdate(this.snap, cur, { ...cur, totpLastStep: step }, this.core.apiRevision()));
+    return true;
+  }
+
+  /** Deletes the user; false when there is none. */
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM users WHERE id = ?').run(id).changes === 1;
+    const cur = this.byId(id);
+    if (!cur) return false;
+    this.core.apply(planDelete(this.snap, cur, this.core.apiRevision()));
+    return true;
   }
 }

@@ -48,6 +48,9 @@ interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: rea
 const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
 const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
 
+/** The snapshot tables DNS answers depend on; snapshots share a table object while it is unchanged. */
+const DNS_TABLES = ['service', 'member', 'georule'] as const;
+
 /** SOA serial: the snapshot's build time in seconds, so it increases with every applied change. */
 export function zoneSerial(s: Snapshot, fallback: number): number {
   return Math.floor((s.builtAt || fallback) / 1000) >>> 0;
@@ -72,6 +75,11 @@ const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`
  * proportion to what changed. Pure apart from reading the geo databases for endpoint locations.
  */
 export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, startedAt: number, prev?: ZoneIndex): ZoneIndex {
+  // A plan that touched no table DNS answers from (a user, an API key, a health check) keeps the
+  // index and, with it, the SOA serial: secondaries see no change because there is none.
+  if (prev && prev.geoGeneration === geoGeneration && DNS_TABLES.every((k) => s.rows.get(k) === prev.snapshot.rows.get(k))) {
+    return { ...prev, snapshot: s };
+  }
   const reuse = prev && prev.geoGeneration === geoGeneration ? prev.plans : undefined;
   const plans = new WeakMap<ServiceRow, PlanEntry>();
   const serial = zoneSerial(s, startedAt);

@@ -13,8 +13,10 @@ export interface KindInfo {
   parent?: { field: string; kind: string };
   /** fields of other kinds that reference this kind and are set to null when it is deleted */
   nullifiedBy?: { kind: string; field: string }[];
-  /** human label used in diffs and errors (`pool "eu"`) */
+  /** human label used in diffs and errors (`pool "eu"`); never built from a secret field */
   label: (row: Row) => string;
+  /** fields holding secrets (hashes, sealed keys): plan renderings show `[redacted]` instead */
+  secretFields?: readonly string[];
 }
 
 const f = (row: Row, k: string) => String((row as unknown as Record<string, unknown>)[k]);
@@ -24,6 +26,7 @@ const registry = new Map<string, KindInfo>();
 /** Registers or replaces a kind. */
 export function registerKind(info: KindInfo): void {
   registry.set(info.kind, info);
+  secretSets.delete(info.kind);
 }
 
 /** The kind's registration; throws for an unknown kind. */
@@ -31,6 +34,20 @@ export function kindInfo(kind: string): KindInfo {
   const k = registry.get(kind);
   if (!k) throw new Error(`unknown resource kind "${kind}"`);
   return k;
+}
+
+const NO_SECRETS: ReadonlySet<string> = new Set();
+const secretSets = new Map<string, ReadonlySet<string>>();
+
+/** The secret fields of a kind (empty for unknown kinds and kinds without secrets). */
+export function secretFieldsOf(kind: string): ReadonlySet<string> {
+  let set = secretSets.get(kind);
+  if (!set) {
+    const fields = registry.get(kind)?.secretFields;
+    set = fields && fields.length > 0 ? new Set(fields) : NO_SECRETS;
+    if (registry.has(kind)) secretSets.set(kind, set);
+  }
+  return set;
 }
 
 /** All registered kinds in apply order. */
@@ -43,3 +60,10 @@ registerKind({ kind: 'healthcheck', order: 20, parent: { field: 'poolId', kind: 
 registerKind({ kind: 'member', order: 30, parent: { field: 'poolId', kind: 'pool' }, label: (r) => `member ${f(r, 'ipAddress')}:${f(r, 'port')}` });
 registerKind({ kind: 'georule', order: 40, parent: { field: 'poolId', kind: 'pool' }, label: (r) => `georule ${f(r, 'cidr')} -> ${f(r, 'endpoint')}` });
 registerKind({ kind: 'service', order: 50, label: (r) => `service "${f(r, 'name')}"` });
+// The auth part's rows (docs/auth.md "Storage"). Users and keys name their tenant in `tenantId`
+// but are not registered as its children: the `default` tenant is built in (not a row, so a new
+// database has no rows at all), config sync must not drop a user of it, and tenants are never
+// deleted. Labels name e-mail addresses and key names only, never a hash or a secret.
+registerKind({ kind: 'tenant', order: 1, label: (r) => `tenant "${r.id}"` });
+registerKind({ kind: 'user', order: 2, label: (r) => `user ${f(r, 'email')}`, secretFields: ['passwordHash', 'totpSecret', 'totpPending'] });
+registerKind({ kind: 'apikey', order: 3, label: (r) => `API key "${f(r, 'name')}" of tenant ${r.tenantId}`, secretFields: ['keyHash'] });

@@ -57,9 +57,17 @@ test('gslbd --create-admin prompts on a terminal without echoing the password, t
     assert.ok(!first.output.includes(password), 'the password is never echoed');
     assert.match(first.output, /created tenant_admin ops@example\.test \([0-9a-f-]{36}\) in tenant default/);
     const sql = new Database(db, { readonly: true });
-    const rows = sql.prepare('SELECT email, role, tenant_id, password_hash, auth_provider FROM users').all() as Record<string, string>[];
+    // a normal `user` row written by a plan: origin api, an api revision recorded in `revisions`
+    const rows = sql.prepare(`SELECT json_extract(data, '$.email') AS email, json_extract(data, '$.role') AS role, tenant_id,
+      json_extract(data, '$.passwordHash') AS password_hash, json_extract(data, '$.authProvider') AS auth_provider, origin, revision
+      FROM resources WHERE kind = 'user'`).all() as Record<string, string>[];
+    const revisions = sql.prepare("SELECT revision FROM revisions WHERE origin = 'api'").all() as { revision: string }[];
     sql.close();
     assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.email, 'ops@example.test');
+    assert.equal(rows[0]!.origin, 'api');
+    assert.match(rows[0]!.revision!, /^api:/);
+    assert.deepEqual(revisions.map((r) => r.revision), [rows[0]!.revision]);
     assert.equal(rows[0]!.role, 'tenant_admin');
     assert.equal(rows[0]!.tenant_id, 'default');
     assert.equal(rows[0]!.auth_provider, 'password');
@@ -87,8 +95,37 @@ test('gslbd --create-admin refuses mismatched passwords and creates nobody', asy
     assert.equal(r.code, 1);
     assert.match(r.output, /passwords do not match/);
     const sql = new Database(db, { readonly: true });
-    assert.equal((sql.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n, 0);
+    assert.equal((sql.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'user'").get() as { n: number }).n, 0);
     sql.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('gslbd --create-admin with config sync on queues the user plan in the cluster outbox (answers from a pipe)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-create-admin-'));
+  try {
+    const db = join(dir, 'gslbd.db');
+    const config = join(dir, 'config.yaml');
+    // no NATS server is needed: the command only writes the database; the daemon publishes later
+    writeFileSync(config, `database:\n  path: ${db}\nauth:\n  bcryptCost: 10\nnode:\n  id: n1\nstate:\n  enableConfigSync: true\n  nats:\n    servers: ["nats://127.0.0.1:1"]\n`);
+    const p = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--config', config, '--create-admin'], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    p.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+    p.stdin.end('piped@example.test\npiped-pass-123\npiped-pass-123\n');
+    const code = await new Promise<number | null>((r) => p.on('close', r));
+    assert.equal(code, 0, out);
+    const sql = new Database(db, { readonly: true });
+    const user = sql.prepare("SELECT id, revision FROM resources WHERE kind = 'user'").get() as { id: string; revision: string };
+    const outbox = sql.prepare('SELECT revision, body FROM cluster_outbox').all() as { revision: string; body: string }[];
+    sql.close();
+    assert.equal(outbox.length, 1);
+    assert.equal(outbox[0]!.revision, user.revision);
+    const msg = JSON.parse(outbox[0]!.body) as { node: string; plan: { origin: string; changes: { op: string; kind: string; id: string }[] } };
+    assert.equal(msg.node, 'n1');
+    assert.equal(msg.plan.origin, 'api');
+    assert.deepEqual(msg.plan.changes.map((c) => [c.op, c.kind, c.id]), [['create', 'user', user.id]]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -65,7 +65,8 @@ test('single sign-on against oidc-provider over https with a test CA', async () 
     assert.equal(meA.body.role, 'operator');
     assert.equal(meA.body.auth_provider, 'oidc');
     assert.equal(meA.body.displayName, 'Alice');
-    const row = D.core.db.prepare("SELECT auth_provider, password_hash, tenant_id FROM users WHERE email = 'alice@corp.test'").get() as Record<string, unknown>;
+    const row = D.core.db.prepare(`SELECT json_extract(data, '$.authProvider') AS auth_provider, json_extract(data, '$.passwordHash') AS password_hash, tenant_id
+      FROM resources WHERE kind = 'user' AND json_extract(data, '$.email') = 'alice@corp.test'`).get() as Record<string, unknown>;
     assert.deepEqual(row, { auth_provider: 'oidc', password_hash: null, tenant_id: 'default' });
 
     // replaying the same callback (same state) is refused
@@ -84,14 +85,14 @@ test('single sign-on against oidc-provider over https with a test CA', async () 
 
     // a second sign-in finds the same user (no duplicate)
     await callback(await signIn('alice'));
-    assert.equal((D.core.db.prepare("SELECT count(*) AS n FROM users WHERE email = 'alice@corp.test'").get() as { n: number }).n, 1);
+    assert.equal((D.core.db.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'user' AND json_extract(data, '$.email') = 'alice@corp.test'").get() as { n: number }).n, 1);
 
     // eve: outside allowedDomains → 403, no user, no cookie
     const resE = await callback(await signIn('eve'));
     assert.equal(resE.status, 403);
     assert.match(((await resE.json()) as { error: string }).error, /not allowed/);
     assert.equal(resE.headers.get('set-cookie'), null);
-    assert.equal(D.core.db.prepare("SELECT 1 FROM users WHERE email = 'eve@elsewhere.test'").get(), undefined);
+    assert.equal(D.core.db.prepare("SELECT 1 FROM resources WHERE kind = 'user' AND json_extract(data, '$.email') = 'eve@elsewhere.test'").get(), undefined);
 
     // an expired state (older than 10 minutes) is refused
     let now = Date.now();

@@ -26,8 +26,11 @@ test('setup, login, cookie, sliding expiry, logout, users, reset, limits and aud
     assert.equal(setup.body.password, undefined);
     assert.equal((await api(d.url, 'POST', '/api/v1/auth/setup', { email: 'b@example.test', password: 'second-pw-12' })).status, 404);
 
-    // bcrypt hashes in the database, never the password
-    const rows = d.core.db.prepare('SELECT email, password_hash FROM users').all() as { email: string; password_hash: string }[];
+    // bcrypt hashes in the database (the user row in `resources`), never the password
+    const rows = d.core.db.prepare("SELECT json_extract(data, '$.email') AS email, json_extract(data, '$.passwordHash') AS password_hash, origin FROM resources WHERE kind = 'user'")
+      .all() as { email: string; password_hash: string; origin: string }[];
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.origin, 'api');
     assert.match(rows[0]!.password_hash, /^\$2[aby]\$10\$.{53}$/);
     assert.ok(!JSON.stringify(rows).includes('first-admin-pw'));
 
@@ -86,6 +89,12 @@ test('setup, login, cookie, sliding expiry, logout, users, reset, limits and aud
     assert.equal((await api(d.url, 'POST', '/api/v1/users', { email: 'OP@example.test', password: 'operator-pw-1', role: 'viewer' }, A)).status, 409);
     assert.equal((await api(d.url, 'POST', '/api/v1/users', { email: 'x@example.test', password: 'short', role: 'viewer' }, A)).status, 400);
     assert.equal((await api(d.url, 'POST', '/api/v1/users', { email: 'x@example.test', password: 'long-enough-1', role: 'root' }, A)).status, 400);
+    // users are rows now: no generic read (users, snapshot document, dashboard, pools) shows a hash
+    for (const path of ['/api/v1/users', `/api/v1/users/${op.body.userId}`, '/api/v1/snapshot', '/api/v1/dashboard/stats', '/api/v1/pools', '/api/v1/services', '/api/v1/auth/me']) {
+      const r = await api(d.url, 'GET', path, undefined, path === '/api/v1/auth/me' ? A : bearer(SYS));
+      assert.equal(r.status, 200, path);
+      assert.ok(!/\$2[aby]\$|passwordHash|totpSecret|totpPending|keyHash/.test(JSON.stringify(r.body)), `${path} shows a secret field`);
+    }
     const opTok = (await api(d.url, 'POST', '/api/v1/auth/login', { email: 'op@example.test', password: 'operator-pw-1' })).body.token as string;
     secrets.add(opTok);
     assert.equal((await api(d.url, 'POST', '/api/v1/users', { email: 'y@example.test', password: 'long-enough-1', role: 'viewer' }, bearer(opTok))).status, 403);

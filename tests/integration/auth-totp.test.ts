@@ -43,8 +43,9 @@ test('TOTP: enrol, login needs the code, one step of skew, no replay, PUT clears
     assert.equal(verify.status, 200);
     assert.deepEqual(verify.body, { totpEnabled: true });
 
-    // stored encrypted
-    const row = d.core.db.prepare('SELECT totp_secret FROM users WHERE email = ?').get('t@example.test') as { totp_secret: string };
+    // stored encrypted (in the user row of `resources`)
+    const row = d.core.db.prepare("SELECT json_extract(data, '$.totpSecret') AS totp_secret FROM resources WHERE kind = 'user' AND json_extract(data, '$.email') = ?")
+      .get('t@example.test') as { totp_secret: string };
     assert.ok(row.totp_secret.startsWith('v1:') && !row.totp_secret.includes(secret));
 
     // password alone: 401 {error, mfaRequired: true}

@@ -1,7 +1,8 @@
 /**
  * Three gslbd processes (own databases, API and DNS ports) and in-process reporter nodes on one
  * `nats-server -js`: flip propagation, the four policies, config sync with identical ids, a node
- * killed with SIGKILL catching up, the bus going away and coming back, sessions across nodes.
+ * killed with SIGKILL catching up, the bus going away and coming back, users replicated as rows and
+ * their sessions and TOTP steps honoured on every node.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +12,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startNats, stopAllNats, spawnGslbd, stopAllGslbd, call, waitFor, type GslbdNode, type NatsServer } from '../helpers/nats.js';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
+import { authenticator } from 'otplib';
 
 const KEY = 'k'.repeat(64);
 const H = { authorization: `Bearer ${KEY}` };
 const STATE = { enableConfigSync: true, heartbeatInterval: '300ms', heartbeatTTL: '1500ms', config: { applyTimeout: '3s' } };
-const ENV = { GSLB_API_KEY: KEY, GSLB_STATE_CATCHUP: '1s' };
+const ENV = { GSLB_API_KEY: KEY, GSLB_SECRET_KEY: '5'.repeat(64), GSLB_STATE_CATCHUP: '1s' };
 
 let nats: NatsServer;
 let a: GslbdNode, b: GslbdNode, c: GslbdNode;
@@ -222,26 +224,63 @@ test('with NATS stopped every node keeps answering (API and DNS), and they conve
   }, 30_000, 100);
 });
 
-test('a session made on A works on C and stops working everywhere after logout on B', async () => {
-  // Users live in each node's own database (the auth part does not replicate them yet), so the
-  // test copies A's first user into B and C; the session itself travels only through KV SVC_SESSIONS.
+test('a user made on A reaches B and C: a session made on A works on C and ends everywhere after logout on B', async () => {
+  // Users are `user` rows written by plans, so config sync carries them with the same id to every
+  // node; the session itself travels only through KV SVC_SESSIONS. Nothing is copied by hand.
   const setup = await call(a.url, 'POST', '/api/v1/auth/setup', { email: 'admin@example.test', password: 'correct horse battery staple 1' });
   assert.equal(setup.status, 201, JSON.stringify(setup.body));
-  const src = new Database(join(a.dir, 'gslbd.db'), { readonly: true });
-  const user = src.prepare('SELECT * FROM users').get() as Record<string, unknown>;
-  src.close();
-  for (const n of [b, c]) {
-    const db = new Database(join(n.dir, 'gslbd.db'));
-    db.prepare(`INSERT INTO users (${Object.keys(user).join(',')}) VALUES (${Object.keys(user).map(() => '?').join(',')})`).run(...Object.values(user));
-    db.close();
-  }
+  const adminId = setup.body.userId as string;
+  const onEvery = async (what: string, ok: (n: GslbdNode) => Promise<boolean>) =>
+    Promise.all([a, b, c].map((n) => waitFor(`${what} on ${n.id}`, () => ok(n), 5_000)));
+  await onEvery('the admin row', async (n) => (await get(n, `/api/v1/users/${adminId}`)).body?.email === 'admin@example.test');
+  // "only while no user exists" now holds for the whole cluster
+  for (const n of [b, c]) assert.equal((await call(n.url, 'POST', '/api/v1/auth/setup', { email: 'late@example.test', password: 'late-setup-pw-1' })).status, 404, n.id);
+
   const login = await call(a.url, 'POST', '/api/v1/auth/login', { email: 'admin@example.test', password: 'correct horse battery staple 1' });
   assert.equal(login.status, 200, JSON.stringify(login.body));
   const bearer = { authorization: `Bearer ${login.body.token}` };
   for (const n of [a, c]) {
     const me = await call(n.url, 'GET', '/api/v1/auth/me', undefined, bearer);
     assert.equal(me.status, 200, `${n.id}: ${JSON.stringify(me.body)}`);
+    assert.equal(me.body.userId, adminId);
   }
+  // a user created through the API on A with the admin's session signs in on C
+  const op = await call(a.url, 'POST', '/api/v1/users', { email: 'op@example.test', password: 'operator-pass-12', role: 'operator' }, bearer);
+  assert.equal(op.status, 201, JSON.stringify(op.body));
+  await onEvery('the operator row', async (n) => (await get(n, `/api/v1/users/${op.body.userId}`)).status === 200);
+  const opLogin = await call(c.url, 'POST', '/api/v1/auth/login', { email: 'OP@example.test', password: 'operator-pass-12' });
+  assert.equal(opLogin.status, 200, JSON.stringify(opLogin.body));
+  const opBearer = { authorization: `Bearer ${opLogin.body.token}` };
+  assert.equal((await call(a.url, 'GET', '/api/v1/auth/me', undefined, opBearer)).body.role, 'operator');
+
   assert.equal((await call(b.url, 'POST', '/api/v1/auth/logout', undefined, bearer)).status, 204);
   for (const n of [a, b, c]) assert.equal((await call(n.url, 'GET', '/api/v1/auth/me', undefined, bearer)).status, 401, `${n.id} after logout`);
+
+  // deleting the operator on C ends its session on A too
+  assert.equal((await call(c.url, 'DELETE', `/api/v1/users/${op.body.userId}`, undefined, H)).status, 204);
+  await onEvery('the operator gone', async (n) => (await get(n, `/api/v1/users/${op.body.userId}`)).status === 404);
+  assert.equal((await call(a.url, 'GET', '/api/v1/auth/me', undefined, opBearer)).status, 401);
+});
+
+test('TOTP enrolled on A signs in on C, and a code used on C is refused on B', async () => {
+  const codeAt = (secret: string, at: number) => authenticator.clone({ epoch: at }).generate(secret);
+  const u = await post(a, '/api/v1/users', { email: 'totp@example.test', password: 'totp-user-pass-1', role: 'viewer' });
+  assert.equal(u.status, 201, JSON.stringify(u.body));
+  const session = await call(a.url, 'POST', '/api/v1/auth/login', { email: 'totp@example.test', password: 'totp-user-pass-1' });
+  const S = { authorization: `Bearer ${session.body.token}` };
+  const enrol = await call(a.url, 'POST', '/api/v1/auth/totp/setup', undefined, S);
+  assert.equal(enrol.status, 200, JSON.stringify(enrol.body));
+  const now = Date.now();
+  assert.equal((await call(a.url, 'POST', '/api/v1/auth/totp/verify', { code: codeAt(enrol.body.secret, now) }, S)).status, 200);
+  for (const n of [b, c]) await waitFor(`TOTP on ${n.id}`, async () => (await get(n, `/api/v1/users/${u.body.userId}`)).body.totpEnabled === true, 5_000);
+  // C opens the secret A sealed (the same GSLB_SECRET_KEY on every node); the enrolment step is used
+  const seqBefore = (await get(b, '/api/v1/cluster')).body.config.lastSeq as number;
+  const code = codeAt(enrol.body.secret, now + 30_000);
+  const onC = await call(c.url, 'POST', '/api/v1/auth/login', { email: 'totp@example.test', password: 'totp-user-pass-1', totpCode: code });
+  assert.equal(onC.status, 200, JSON.stringify(onC.body));
+  // the used step is a plan too: once it reached B, the same code is a replay there
+  await waitFor('the used step on b', async () => (await get(b, '/api/v1/cluster')).body.config.lastSeq > seqBefore, 5_000);
+  const replay = await call(b.url, 'POST', '/api/v1/auth/login', { email: 'totp@example.test', password: 'totp-user-pass-1', totpCode: code });
+  assert.equal(replay.status, 401);
+  assert.deepEqual(replay.body, { error: 'this TOTP code was already used; wait for the next one', mfaRequired: true });
 });

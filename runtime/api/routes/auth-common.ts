@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthServices } from '../../auth/services.js';
 import type { UserRecord } from '../../auth/user-store.js';
 import { sessionCookie } from '../../auth/cookies.js';
-import { forbidden, unauthorized } from '../../errors.js';
+import { GslbError, forbidden, unauthorized } from '../../errors.js';
 
 /** The login response of gslb-config-auth.md §2. */
 export interface LoginResponse { token: string; userId: string; role: string; expiresAt: number }
@@ -29,4 +29,19 @@ export function requireSessionUser(svc: AuthServices, req: FastifyRequest): User
   const u = svc.users.byId(p.userId);
   if (!u) throw unauthorized('invalid or expired credentials');
   return u;
+}
+
+/**
+ * Opens a sealed TOTP secret with this node's GSLB_SECRET_KEY. User rows are replicated, so a node
+ * may hold a TOTP user although its key is unset or differs from the node that sealed the secret
+ * (every node of a cluster needs the same key): that is a server fault (500 with a message
+ * saying what to fix), not a wrong code.
+ */
+export function openTotpSecret(svc: AuthServices, sealed: string): string {
+  if (!svc.box) throw new GslbError('API_INTERNAL', 'TOTP cannot be checked on this node: GSLB_SECRET_KEY is not set');
+  try {
+    return svc.box.open(sealed);
+  } catch (err) {
+    throw new GslbError('API_INTERNAL', 'TOTP cannot be checked on this node: GSLB_SECRET_KEY differs from the key the secret was sealed with', { cause: err });
+  }
 }

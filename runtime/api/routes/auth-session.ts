@@ -7,7 +7,7 @@ import { clearedCookie } from '../../auth/cookies.js';
 import { PERMISSIONS, ROLE_PERMISSIONS } from '../../auth/permissions.js';
 import { DEFAULT_TENANT } from '../../model/types.js';
 import { GslbError, notFound, unauthorized } from '../../errors.js';
-import { requireSessionUser, startSession } from './auth-common.js';
+import { openTotpSecret, requireSessionUser, startSession } from './auth-common.js';
 
 const loginBody = {
   type: 'object',
@@ -59,7 +59,7 @@ export function authSessionRoutes(svc: AuthServices) {
         }
         if (user.totpSecret) {
           if (!totpCode) throw mfa('a TOTP code is required');
-          const step = matchTotp(svc.box!.open(user.totpSecret), totpCode.trim());
+          const step = matchTotp(openTotpSecret(svc, user.totpSecret), totpCode.trim());
           if (step === undefined) { svc.limiter.fail(email, source); throw mfa('invalid TOTP code'); }
           // a code is good once: refuse it again within its step (and refuse older steps)
           if (!svc.users.useTotpStep(user.id, step)) { svc.limiter.fail(email, source); throw mfa('this TOTP code was already used; wait for the next one'); }

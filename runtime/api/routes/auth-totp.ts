@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthServices } from '../../auth/services.js';
 import { matchTotp, newTotpSecret } from '../../auth/totp.js';
 import { badRequest, conflict } from '../../errors.js';
-import { requireSessionUser } from './auth-common.js';
+import { openTotpSecret, requireSessionUser } from './auth-common.js';
 
 /**
  * TOTP enrolment (gslb-config-auth.md §4, §5.6). Setup stores a pending secret (encrypted) and
@@ -28,7 +28,7 @@ export function authTotpRoutes(svc: AuthServices) {
       const user = requireSessionUser(svc, req);
       if (!svc.box) throw conflict('TOTP cannot be enrolled: GSLB_SECRET_KEY is not set on the server');
       if (!user.totpPending) throw badRequest('no TOTP enrolment in progress: call /auth/totp/setup first');
-      const step = matchTotp(svc.box.open(user.totpPending), req.body.code.trim());
+      const step = matchTotp(openTotpSecret(svc, user.totpPending), req.body.code.trim());
       if (step === undefined) throw badRequest('invalid TOTP code');
       // the enrolment code counts as used, so it cannot open a login in the same step
       svc.users.update(user.id, { totpSecret: user.totpPending, totpPending: null, totpLastStep: step });

@@ -62,8 +62,9 @@ export function userRoutes(svc: AuthServices) {
         }
         // §4: PUT also clears a stored TOTP secret (the way an admin resets a lost authenticator)
         const updated = svc.users.update(u.id, { displayName: req.body.displayName, role: req.body.role, passwordHash, totpSecret: null, totpPending: null });
+        if (!updated) throw notFound(`user ${u.id} not found`); // deleted while the password was hashed
         if (passwordHash && u.id !== req.principal.userId) await svc.sessions.revokeUser(u.id);
-        return publicUser(updated!);
+        return publicUser(updated);
       });
 
     app.delete<{ Params: { id: string } }>('/users/:id', { config: { permission: 'users:write' }, schema: { tags: ['users'], params: idParams } }, async (req, reply) => {

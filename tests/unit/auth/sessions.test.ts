@@ -1,20 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { openDatabase } from '../../../runtime/store/db.js';
 import { MemorySessionStore } from '../../../runtime/auth/stores.js';
 import { SessionService } from '../../../runtime/auth/sessions.js';
 import { UserStore } from '../../../runtime/auth/user-store.js';
+import { authCore } from './auth-core.js';
 
 function setup(extend: boolean) {
   let now = 1_000_000_000;
   const clock = () => now;
-  const db = openDatabase(':memory:');
-  const users = new UserStore(db, clock);
+  const core = authCore();
+  const users = new UserStore(core, clock);
   const store = new MemorySessionStore(clock);
   const svc = new SessionService(() => store, users, 60_000, extend, clock);
   const user = users.create({ email: 'u@x.test', role: 'operator', passwordHash: null });
-  return { svc, store, users, user, advance: (ms: number) => { now += ms; }, db };
+  return { svc, store, users, user, advance: (ms: number) => { now += ms; }, core };
 }
 
 test('sessions are stored under the SHA-256 hex of the token only', async () => {

@@ -61,3 +61,18 @@ test('static endpoints: missing weight means 1, weight 0 disables, algorithm ali
   assert.deepEqual(plan.members.map((m) => [m.ip, m.weight, m.family]), [['192.0.2.1', 1, 4], ['2001:db8::3', 5, 6]]);
   assert.equal(buildZoneIndex(emptySnapshot(), validateConfigObject({ loadbalancer: { endpoints: ['192.0.2.1'] } }), geo, 0, 0).staticPlan, undefined, 'no dns.domain: not served');
 });
+
+test('a plan that touches no DNS table keeps the index and the SOA serial', () => {
+  const cfg = validateConfigObject({ dns: { domain: 'example.test' } });
+  const s1 = nextSnapshot(emptySnapshot(), [pool, member('m1', '192.0.2.1'), service('s1', 'a.example.test.')].map((row) => ({ op: 'put' as const, row })), 'r1', 1_700_000_000_000);
+  const ix1 = buildZoneIndex(s1, cfg, geo, 0, 0);
+  const user = { kind: 'user', id: 'u1', email: 'a@example.test', ...meta };
+  const s2 = nextSnapshot(s1, [{ op: 'put', row: user }], 'r2', 1_700_000_100_000);
+  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 0, ix1);
+  assert.equal(ix2.snapshot, s2);
+  assert.equal(ix2.services, ix1.services, 'nothing rebuilt');
+  assert.equal(ix2.main!.soa.readUInt32BE(ix2.main!.soa.length - 20), 1_700_000_000, 'serial unchanged');
+  const s3 = nextSnapshot(s2, [{ op: 'put', row: member('m2', '192.0.2.2') }], 'r3', 1_700_000_200_000);
+  const ix3 = buildZoneIndex(s3, cfg, geo, 0, 0, ix2);
+  assert.equal(ix3.main!.soa.readUInt32BE(ix3.main!.soa.length - 20), 1_700_000_200, 'a member change raises the serial');
+});

@@ -1,0 +1,24 @@
+import { openDatabase, type Db } from '../../../runtime/store/db.js';
+import { ResourceStore } from '../../../runtime/store/resources.js';
+import { EventBus } from '../../../runtime/events/bus.js';
+import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import type { Plan } from '../../../controller/plan/types.js';
+import type { AuthCore } from '../../../runtime/auth/user-store.js';
+
+/** The slice of the core the auth stores use, over a database whose rows are loaded as at start. */
+export interface TestAuthCore extends AuthCore { db: Db; store: ResourceStore; bus: EventBus; applied: Plan[] }
+
+/** An auth core over `db` (default: a fresh in-memory database); every applied plan is recorded. */
+export function authCore(db: Db = openDatabase(':memory:')): TestAuthCore {
+  const store = new ResourceStore(db);
+  const holder = new SnapshotHolder(nextSnapshot(emptySnapshot(), store.loadAll().map((row) => ({ op: 'put' as const, row })), '', 0));
+  const bus = new EventBus();
+  const applied: Plan[] = [];
+  let n = 0;
+  return {
+    db, store, bus, holder, applied,
+    apply: (plan, opts) => { const s = applyPlan({ store, holder, bus }, plan, opts); applied.push(plan); return s; },
+    apiRevision: () => `api:test-${++n}`,
+  };
+}
