@@ -3,6 +3,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /src
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY native native
 COPY controller controller
 COPY runtime runtime
 COPY schemas schemas
@@ -16,6 +17,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends git iputils-pin
 WORKDIR /app
 COPY --from=build /src/node_modules node_modules
 COPY --from=build /src/dist dist
+COPY --from=build /src/native native
 COPY --from=build /src/package.json package.json
 COPY schemas schemas
 COPY bin bin
