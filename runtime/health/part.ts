@@ -1,6 +1,6 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
-import { createCheckers } from './checkers/index.js';
+import { createCheckers, tcpProbePath } from './checkers/index.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
@@ -31,7 +31,8 @@ function warnInsecure(core: Core, targets: Iterable<CheckTarget>, warned: Set<st
  * when health.enabled, and every pool with a health check), and follows each applied plan at once
  * by diffing desired targets against the running set (added, removed, check changed). Removed
  * targets stop probing and lose their live and stored entries in the same turn as the snapshot
- * swap that removed them from DNS. Publishes `core.info.health` ({@link HealthRuntime}).
+ * swap that removed them from DNS. Publishes `core.info.health` ({@link HealthRuntime}) and
+ * `core.info.tcpProbePath` (`native` or `net`, see checkers/index.ts).
  */
 export function startHealth(core: Core): HealthRuntime {
   const log = core.log.child({ component: 'health' });
@@ -43,8 +44,10 @@ export function startHealth(core: Core): HealthRuntime {
     node: core.config.node.id,
     observe: (d, s) => metrics?.observeDetection(d, s),
   });
+  const checkers = createCheckers(log);
+  core.info.tcpProbePath = tcpProbePath(checkers);
   const scheduler = new HealthScheduler({
-    checkers: createCheckers(log),
+    checkers,
     onResult: (rec) => {
       metrics?.countProbe(rec.target.check.type, rec.result.ok);
       if (!rec.result.ok) log.debug({ pool: rec.target.poolId, ip: rec.target.ip, detail: rec.result.detail }, 'probe failed');
@@ -77,7 +80,7 @@ export function startHealth(core: Core): HealthRuntime {
   pruneStale();
   reconcile();
   const off = core.bus.on('plan_applied', () => reconcile());
-  log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled }, 'health checker started');
+  log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled, tcpProbePath: core.info.tcpProbePath }, 'health checker started');
   const rt: HealthRuntime = { scheduler, monitor, reconcile };
   core.info.health = rt;
   core.closers.push(() => {

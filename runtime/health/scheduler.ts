@@ -49,11 +49,19 @@ interface Runner {
   target: CheckTarget;
   stopped: boolean;
   dueAt: number;
-  inflight: AbortController | undefined;
+  /** sequence number of the probe in flight, 0 when none */
+  inflight: number;
+  /** the probe in flight: its abort (Promise checkers) or its handle (checkers with `start`) */
+  abort: AbortController | undefined;
+  handle: number;
+  /** the probe in flight: target, due time and start time, for its ProbeRecord */
+  probeTarget: CheckTarget;
+  probeDueAt: number;
+  probeStartedAt: number;
 }
 
-/** A wheel entry: a runner's next tick, or the deadline of its probe in flight. */
-type Entry = { runner: Runner; abort?: AbortController };
+/** A wheel entry: a runner's next tick, or (seq > 0) the deadline of its probe `seq`. */
+type Entry = { runner: Runner; seq: number };
 
 /** What `sync` changed, so the caller can reset or drop endpoint state. */
 export interface SyncResult {
@@ -85,6 +93,8 @@ export class HealthScheduler {
   private turning = false;
   /** ticks skipped because the previous probe of the target was still running */
   skipped = 0;
+  /** last probe sequence number */
+  private seq = 0;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.timers = deps.timers ?? REAL_TIMERS;
@@ -142,15 +152,18 @@ export class HealthScheduler {
   private startRunner(target: CheckTarget): void {
     const now = this.timers.now();
     const offset = Math.floor(this.random() * Math.min(target.check.intervalMs, MAX_START_SPREAD_MS));
-    const r: Runner = { target, stopped: false, dueAt: now + offset, inflight: undefined };
+    const r: Runner = {
+      target, stopped: false, dueAt: now + offset, inflight: 0, abort: undefined, handle: -1,
+      probeTarget: target, probeDueAt: 0, probeStartedAt: 0,
+    };
     this.runners.set(target.key, r);
-    this.enqueue(r.dueAt, { runner: r });
+    this.enqueue(r.dueAt, { runner: r, seq: 0 });
   }
 
   private stopRunner(r: Runner): void {
     r.stopped = true; // its wheel entries are skipped when their slot comes
-    r.inflight?.abort();
-    r.inflight = undefined;
+    if (r.inflight !== 0) this.cancel(r);
+    r.inflight = 0;
   }
 
   /** Puts an entry in the slot of `at` (never in a slot already processed) and arms the wheel. */
@@ -186,8 +199,8 @@ export class HealthScheduler {
       this.buckets.delete(slot);
       for (const e of b) {
         if (e.runner.stopped) continue;
-        if (e.abort) {
-          if (e.runner.inflight === e.abort) expired.push(e);
+        if (e.seq !== 0) {
+          if (e.runner.inflight === e.seq) expired.push(e);
         } else {
           this.tick(e.runner);
         }
@@ -200,7 +213,16 @@ export class HealthScheduler {
     // endpoints down.
     if (expired.length > 0) {
       this.timers.defer(() => {
-        for (const e of expired) if (e.runner.inflight === e.abort) e.abort!.abort();
+        for (const e of expired) {
+          const r = e.runner;
+          if (r.stopped || r.inflight !== e.seq) continue;
+          if (r.abort) {
+            r.abort.abort(); // the checker resolves with its own `timeout` result
+          } else {
+            this.cancel(r);
+            this.finish(r, TIMEOUT);
+          }
+        }
       });
     }
     // Sleep until the earliest slot with entries (at most interval / SLOT_MS keys to scan).
@@ -215,26 +237,59 @@ export class HealthScheduler {
     const interval = Math.max(1, r.target.check.intervalMs);
     r.dueAt += interval;
     if (r.dueAt <= now) r.dueAt = now + interval; // the loop fell behind: skip, do not burst
-    this.enqueue(r.dueAt, { runner: r });
-    if (r.inflight) {
+    this.enqueue(r.dueAt, { runner: r, seq: 0 });
+    if (r.inflight !== 0) {
       this.skipped++;
       return;
     }
     this.probe(r, dueAt, now);
   }
 
+  /**
+   * Starts a probe. Checkers with `start` (the native TCP checker) report through `finish` with
+   * the runner as context: no Promise, AbortController or closure per probe.
+   */
   private probe(r: Runner, dueAt: number, startedAt: number): void {
-    const ac = new AbortController();
-    r.inflight = ac;
+    const seq = ++this.seq;
     const target = r.target;
-    this.enqueue(startedAt + Math.max(1, target.check.timeoutMs), { runner: r, abort: ac });
+    r.inflight = seq;
+    r.probeTarget = target;
+    r.probeDueAt = dueAt;
+    r.probeStartedAt = startedAt;
+    r.abort = undefined;
+    r.handle = -1;
+    this.enqueue(startedAt + Math.max(1, target.check.timeoutMs), { runner: r, seq });
     const checker = this.deps.checkers[target.check.type];
+    if (!checker) return this.finish(r, { ok: false, rttMs: 0, detail: `unknown check type ${String(target.check.type)}` });
+    if (checker.start && checker.cancel) {
+      const handle = checker.start(target, r, this.finish);
+      if (r.inflight === seq) r.handle = handle; // not finished synchronously
+      return;
+    }
+    const ac = new AbortController();
+    r.abort = ac;
     const done = (result: CheckResult) => {
-      if (r.stopped || r.inflight !== ac) return; // stale: the target was stopped or restarted
-      r.inflight = undefined;
-      this.deps.onResult({ target, result, dueAt, startedAt, finishedAt: this.timers.now() });
+      if (r.inflight === seq) this.finish(r, result); // else stale: stopped, restarted or timed out
     };
-    if (!checker) return done({ ok: false, rttMs: 0, detail: `unknown check type ${String(target.check.type)}` });
     checker.check(target, ac.signal).then(done, (err: unknown) => done({ ok: false, rttMs: 0, detail: String(err) }));
   }
+
+  /** Ends the runner's probe in flight with `result`. */
+  private readonly finish = (r: Runner, result: CheckResult): void => {
+    if (r.stopped || r.inflight === 0) return;
+    r.inflight = 0;
+    r.abort = undefined;
+    r.handle = -1;
+    this.deps.onResult({ target: r.probeTarget, result, dueAt: r.probeDueAt, startedAt: r.probeStartedAt, finishedAt: this.timers.now() });
+  };
+
+  /** Stops the runner's probe in flight without a result. */
+  private cancel(r: Runner): void {
+    if (r.abort) r.abort.abort();
+    else if (r.handle >= 0) this.deps.checkers[r.probeTarget.check.type]?.cancel?.(r.handle);
+    r.abort = undefined;
+    r.handle = -1;
+  }
 }
+
+const TIMEOUT: CheckResult = Object.freeze({ ok: false, rttMs: 0, detail: 'timeout' });

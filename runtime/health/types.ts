@@ -29,7 +29,20 @@ export interface CheckResult {
  */
 export interface Checker {
   check(target: CheckTarget, signal: AbortSignal): Promise<CheckResult>;
+  /**
+   * Optional direct interface, used by the scheduler when present: starts a probe and returns a
+   * handle for `cancel`; `finish(ctx, result)` is called exactly once, possibly synchronously
+   * (a probe that could not start), unless `cancel(handle)` ran first. No Promise or
+   * AbortController per probe, and `finish` is one function for all probes.
+   */
+  start?(target: CheckTarget, ctx: unknown, finish: ProbeFinish): number;
+  /** Stops a probe started by `start` (timeout or target stopped); its `finish` is not called. */
+  cancel?(handle: number): void;
 }
+
+/** Completion callback of {@link Checker.start}: `ctx` is the value given to `start`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each checker user picks its context type
+export type ProbeFinish = (ctx: any, result: CheckResult) => void;
 
 /** Builds a target key from pool id and IP. */
 export function targetKey(poolId: string, ip: string): string {

@@ -3,7 +3,8 @@
  * interval. The members are real TCP listeners on distinct 127.0.0.0/8 addresses (one port) in a
  * child process, so the CPU measured here is the checker's alone. Reports CPU % of one core,
  * memory, probe scheduling lag and connect RTT spread, and down/up detection times after closing
- * and reopening 1 % of the listeners. Options: `--sizes 1000,10000`, `--seconds 10`.
+ * and reopening 1 % of the listeners. Options: `--sizes 1000,10000`, `--seconds 10`,
+ * `--tcp-probe native|net` (the TCP probe path; native falls back to net when the addon is missing).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
@@ -13,7 +14,7 @@ import { HealthScheduler, type ProbeRecord } from '../../runtime/health/schedule
 import { HealthMonitor } from '../../runtime/health/monitor.js';
 import { HealthView } from '../../runtime/health/view.js';
 import { EventBus } from '../../runtime/events/bus.js';
-import { createCheckers } from '../../runtime/health/checkers/index.js';
+import { createCheckers, tcpProbePath, type TcpProbePath } from '../../runtime/health/checkers/index.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { CheckTarget } from '../../runtime/health/types.js';
@@ -68,7 +69,7 @@ function ask<T>(child: ChildProcess, msg: unknown, op: string): Promise<T> {
   });
 }
 
-async function benchSize(n: number, seconds: number): Promise<Record<string, string>> {
+async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath): Promise<Record<string, string>> {
   const child = fork(fileURLToPath(import.meta.url), ['--listeners', String(n)], { execArgv: ['--import', 'tsx'] });
   const { port } = await new Promise<{ port: number }>((resolve, reject) => {
     child.once('message', (m: { op: string; port: number }) => (m.op === 'ready' ? resolve(m) : reject(new Error(String(m.op)))));
@@ -98,8 +99,9 @@ async function benchSize(n: number, seconds: number): Promise<Record<string, str
   const rtt: number[] = [];
   let probes = 0;
   let failed = 0;
+  const checkers = createCheckers(pino({ level: 'silent' }), { tcpProbe });
   const scheduler = new HealthScheduler({
-    checkers: createCheckers(pino({ level: 'silent' })),
+    checkers,
     // the same per-probe work as runtime/health/part.ts: count, then record
     onResult: (rec: ProbeRecord) => {
       metrics?.countProbe(rec.target.check.type, rec.result.ok);
@@ -148,6 +150,7 @@ async function benchSize(n: number, seconds: number): Promise<Record<string, str
   await new Promise((r) => child.once('exit', r));
   return {
     members: String(n),
+    'TCP probe path': tcpProbePath(checkers),
     'load average (1 min) at the end': loadavg()[0]!.toFixed(1),
     'probes/s': fmt(probes / (wall / 1000)),
     'failed probes': String(failed),
@@ -173,10 +176,11 @@ async function main(): Promise<void> {
   const arg = (name: string, def: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1]! : def; };
   const sizes = arg('--sizes', '1000,10000').split(',').map(Number);
   const seconds = Number(arg('--seconds', '10'));
+  const tcpProbe = arg('--tcp-probe', 'native') as TcpProbePath;
   console.log(`health bench: TCP members on 127.0.0.0/8, interval 1 s, timeout 500 ms, ${seconds} s measured; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
   const rows: Record<string, string>[] = [];
   for (const n of sizes) {
-    const r = await benchSize(n, seconds);
+    const r = await benchSize(n, seconds, tcpProbe);
     rows.push(r);
     console.log(JSON.stringify(r));
   }

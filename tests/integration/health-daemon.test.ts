@@ -43,6 +43,8 @@ test('daemon: TCP members flip on listener stop/start; storage written only on f
   let b = await listenTcp('127.0.0.12', port);
   const d = await startTestDaemon();
   t.after(async () => { await d.stop(); await closeTcp(a); if (b.listening) await closeTcp(b); });
+  // the native TCP probe path (docs/health.md "TCP probe path"), unless forced off for a net run
+  assert.equal(d.core.info.tcpProbePath, process.env.GSLBD_TCP_PROBE === 'net' ? 'net' : 'native');
   const transitions: HealthTransition[] = [];
   d.core.bus.on('health_transition', (e) => transitions.push(e));
   const { pool, members } = await poolWithMembers(d, ['127.0.0.11', '127.0.0.12']);

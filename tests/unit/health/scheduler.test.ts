@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HealthScheduler, SLOT_MS, type ProbeRecord } from '../../../runtime/health/scheduler.js';
 import type { CheckerSet } from '../../../runtime/health/checkers/index.js';
-import type { Checker, CheckResult, CheckTarget } from '../../../runtime/health/types.js';
+import type { Checker, CheckResult, CheckTarget, ProbeFinish } from '../../../runtime/health/types.js';
 import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
 import { checkKeyOf } from '../../../runtime/health/targets.js';
 import { FakeTimers } from './fake-timers.js';
@@ -108,4 +108,68 @@ test('scheduler: sync adds, removes and restarts on changed settings; stale resu
   const n = checker.started.length;
   await timers.advance(5000);
   assert.equal(checker.started.length, n, 'nothing runs after stop');
+});
+
+/** A checker with the direct interface (`start`/`cancel`), as the native TCP checker has. */
+class DirectChecker implements Checker {
+  started: { ip: string; handle: number; ctx: unknown; finish: ProbeFinish }[] = [];
+  cancelled: number[] = [];
+  private next = 0;
+  /** when set, `start` finishes synchronously with this result (a probe that cannot start) */
+  failNow: CheckResult | undefined;
+  check(): Promise<CheckResult> {
+    throw new Error('the scheduler must use start()');
+  }
+  start(t: CheckTarget, ctx: unknown, finish: ProbeFinish): number {
+    if (this.failNow) {
+      finish(ctx, this.failNow);
+      return -1;
+    }
+    const handle = this.next++;
+    this.started.push({ ip: t.ip, handle, ctx, finish });
+    return handle;
+  }
+  cancel(handle: number): void {
+    this.cancelled.push(handle);
+  }
+}
+
+test('scheduler: direct checkers report through finish; timeouts cancel; stopped targets cancel without a result', async () => {
+  const timers = new FakeTimers();
+  timers.t = 1_000_000;
+  const checker = new DirectChecker();
+  const results: ProbeRecord[] = [];
+  const checkers = { tcp: checker } as unknown as CheckerSet;
+  const s = new HealthScheduler({ checkers, timers, random: () => 0, onResult: (r) => results.push(r) });
+  const a = target('127.0.0.1', { intervalMs: 100, timeoutMs: 250 });
+  const b = target('127.0.0.2', { intervalMs: 100, timeoutMs: 250 });
+  s.sync(new Map([[a.key, a], [b.key, b]]));
+  await timers.advance(SLOT_MS);
+  assert.equal(checker.started.length, 2);
+  const [pa, pb] = checker.started;
+  pa!.finish(pa!.ctx, { ok: true, rttMs: 0.5, detail: 'connected' });
+  assert.equal(results.length, 1);
+  assert.equal(results[0]!.target.ip, '127.0.0.1');
+  assert.equal(results[0]!.result.ok, true);
+  pa!.finish(pa!.ctx, { ok: true, rttMs: 0.5, detail: 'connected' }); // a second report is ignored
+  assert.equal(results.length, 1);
+  await timers.advance(260); // b times out: cancelled and reported as `timeout`
+  assert.deepEqual(checker.cancelled, [pb!.handle]);
+  const bt = results.find((r) => r.target.ip === '127.0.0.2');
+  assert.deepEqual(bt?.result, { ok: false, rttMs: 0, detail: 'timeout' });
+  pb!.finish(pb!.ctx, { ok: true, rttMs: 1, detail: 'connected' }); // late: dropped
+  assert.equal(results.filter((r) => r.target.ip === '127.0.0.2').length, 1);
+  // a synchronous failure (EMFILE) is a result like any other
+  checker.failNow = { ok: false, rttMs: 0, detail: 'connect EMFILE' };
+  const before = results.length;
+  await timers.advance(100);
+  assert.ok(results.slice(before).some((r) => r.result.detail === 'connect EMFILE'));
+  checker.failNow = undefined;
+  await timers.advance(100);
+  const inflight = checker.started.filter((p) => !checker.cancelled.includes(p.handle)).slice(-2);
+  const n = results.length;
+  s.stop();
+  for (const p of inflight) assert.ok(checker.cancelled.includes(p.handle), 'stop cancels probes in flight');
+  for (const p of inflight) p.finish(p.ctx, { ok: true, rttMs: 1, detail: 'connected' });
+  assert.equal(results.length, n, 'no result after stop');
 });

@@ -1,0 +1,209 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+import { spawn, spawnSync } from 'node:child_process';
+import { pino } from 'pino';
+import { createCheckers, tcpProbePath, tcpChecker, type TcpProbePath } from '../../runtime/health/checkers/index.js';
+import { NativeTcpChecker, nativeTcpChecker, TCP_PROBE_ENV } from '../../runtime/health/checkers/tcp-native.js';
+import { checkKeyOf } from '../../runtime/health/targets.js';
+import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
+import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
+
+const log = pino({ level: 'silent' });
+// This file picks each path explicitly, also in a suite run with GSLBD_TCP_PROBE=net.
+delete process.env[TCP_PROBE_ENV];
+
+function target(ip: string, port: number, timeoutMs = 1000): CheckTarget {
+  const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, timeoutMs };
+  return { key: `p|${ip}`, poolId: 'p', ip, port, check, checkKey: checkKeyOf(check), checkId: 'hc' };
+}
+
+function listen(srv: Server, host = '127.0.0.1', port = 0, backlog = 511): Promise<number> {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen({ host, port, backlog }, () => resolve((srv.address() as AddressInfo).port));
+  });
+}
+const close = (srv: Server) => new Promise<void>((r) => srv.close(() => r()));
+
+function native(): NativeTcpChecker {
+  const c = nativeTcpChecker();
+  if (!(c instanceof NativeTcpChecker)) throw new Error(`native TCP probe addon not loaded: ${c.message}`);
+  return c;
+}
+
+test('tcp probe: the native path is active by default', () => {
+  assert.equal(process.env[TCP_PROBE_ENV], undefined, 'run without GSLBD_TCP_PROBE');
+  const checkers = createCheckers(log);
+  assert.equal(tcpProbePath(checkers), 'native');
+  assert.ok(checkers.tcp instanceof NativeTcpChecker);
+});
+
+for (const path of ['native', 'net'] as TcpProbePath[]) {
+  test(`tcp probe (${path}): up, then refused after the listener closes, then up again`, async () => {
+    const checkers = createCheckers(log, { tcpProbe: path });
+    assert.equal(tcpProbePath(checkers), path);
+    const run = (t: CheckTarget) => checkers.tcp.check(t, AbortSignal.timeout(t.check.timeoutMs));
+    const srv = createServer((s) => s.destroy());
+    const port = await listen(srv);
+    const up = await run(target('127.0.0.1', port));
+    assert.equal(up.ok, true, up.detail);
+    assert.equal(up.detail, 'connected');
+    assert.ok(up.rttMs >= 0 && up.rttMs < 1000, String(up.rttMs));
+    await close(srv);
+    const down = await run(target('127.0.0.1', port));
+    assert.equal(down.ok, false);
+    assert.match(down.detail, /^connect .*ECONNREFUSED/);
+    const again = createServer((s) => s.destroy());
+    await listen(again, '127.0.0.1', port);
+    assert.equal((await run(target('127.0.0.1', port))).ok, true);
+    await close(again);
+  });
+}
+
+test('tcp probe: GSLBD_TCP_PROBE=net forces the net.connect checker', () => {
+  process.env[TCP_PROBE_ENV] = 'net';
+  try {
+    const checkers = createCheckers(log);
+    assert.equal(tcpProbePath(checkers), 'net');
+    assert.equal(checkers.tcp, tcpChecker);
+  } finally {
+    delete process.env[TCP_PROBE_ENV];
+  }
+  assert.equal(tcpProbePath(createCheckers(log)), 'native');
+});
+
+test('tcp probe (native): an address that is not a literal IP fails at once with EINVAL', async () => {
+  const r = await native().check(target('not-an-ip', 80), AbortSignal.timeout(1000));
+  assert.deepEqual(r, { ok: false, rttMs: 0, detail: 'connect EINVAL' });
+});
+
+test('tcp probe (native): IPv6 ::1', async (t) => {
+  const srv = createServer((s) => s.destroy());
+  let port: number;
+  try {
+    port = await listen(srv, '::1');
+  } catch {
+    t.skip('no IPv6 loopback');
+    return;
+  }
+  const up = await native().check(target('::1', port), AbortSignal.timeout(1000));
+  assert.equal(up.ok, true, up.detail);
+  // a scoped address is handed to net.connect, which resolves the scope
+  const scoped = await native().check(target('::1%lo', port), AbortSignal.timeout(1000));
+  assert.equal(scoped.ok, true, scoped.detail);
+  await close(srv);
+  const down = await native().check(target('::1', port), AbortSignal.timeout(1000));
+  assert.match(down.detail, /ECONNREFUSED/);
+});
+
+test('tcp probe (native): thousands of concurrent probes are each reported once with their own result', async () => {
+  const c = native();
+  const srv = createServer((s) => s.destroy());
+  const port = await listen(srv, '127.0.0.1', 0, 4096);
+  const spare = createServer();
+  const closedPort = await listen(spare);
+  await close(spare); // nothing listens there any more: refused
+  const N = 3000;
+  const seen = new Map<number, CheckResult>();
+  let dup = 0;
+  await new Promise<void>((resolve) => {
+    const finish = (i: number, r: CheckResult) => {
+      if (seen.has(i)) dup++;
+      seen.set(i, r);
+      if (seen.size === N) resolve();
+    };
+    for (let i = 0; i < N; i++) c.start(target('127.0.0.1', i % 2 === 0 ? port : closedPort), i, finish);
+  });
+  await new Promise((r) => setTimeout(r, 50)); // anything reported twice would show up now
+  assert.equal(dup, 0);
+  assert.equal(seen.size, N);
+  for (let i = 0; i < N; i++) {
+    const r = seen.get(i)!;
+    if (i % 2 === 0) assert.equal(r.ok, true, `probe ${i}: ${r.detail}`);
+    else assert.equal(r.detail, 'connect ECONNREFUSED', `probe ${i}`);
+  }
+  assert.equal(c.inflight, 0);
+  await close(srv);
+});
+
+test('tcp probe (native): cancel closes a probe in flight and it is never reported', async () => {
+  const c = native();
+  const srv = createServer((s) => s.destroy());
+  const port = await listen(srv);
+  let reported = 0;
+  const h = c.start(target('127.0.0.1', port), undefined, () => reported++);
+  assert.ok(h >= 0);
+  assert.equal(c.inflight, 1);
+  c.cancel(h); // before the event loop polls: the connect may be done, the report must not come
+  assert.equal(c.inflight, 0);
+  c.cancel(h); // twice is harmless
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(reported, 0);
+  await close(srv);
+});
+
+test('tcp probe (native): out of file descriptors, probes fail with `connect EMFILE` and all are reported', () => {
+  // a child with a low descriptor limit (soft and hard: Node raises the soft limit to the hard one)
+  const script = `
+    import { nativeTcpChecker } from ${JSON.stringify(new URL('../../runtime/health/checkers/tcp-native.ts', import.meta.url).pathname)};
+    import { createServer } from 'node:net';
+    const c = nativeTcpChecker();
+    const srv = createServer((s) => s.destroy()).listen(0, '127.0.0.1', async () => {
+      const t = { key: 'k', poolId: 'p', ip: '127.0.0.1', port: srv.address().port, check: {}, checkKey: '', checkId: '' };
+      const rs = await Promise.all(Array.from({ length: 400 }, () => c.check(t, AbortSignal.timeout(5000))));
+      const by = {};
+      for (const r of rs) by[r.detail] = (by[r.detail] ?? 0) + 1;
+      console.log(JSON.stringify({ by, inflight: c.inflight }));
+      srv.close();
+    });`;
+  const out = spawnSync('bash', ['-c', 'ulimit -n 200 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], {
+    encoding: 'utf8', timeout: 30_000,
+  });
+  assert.equal(out.status, 0, out.stderr);
+  const { by, inflight } = JSON.parse(out.stdout.trim().split('\n').pop()!) as { by: Record<string, number>; inflight: number };
+  assert.ok((by['connect EMFILE'] ?? 0) > 0, JSON.stringify(by));
+  assert.ok((by.connected ?? 0) > 0, JSON.stringify(by));
+  assert.equal((by['connect EMFILE'] ?? 0) + (by.connected ?? 0), 400, JSON.stringify(by));
+  assert.equal(inflight, 0);
+});
+
+/**
+ * A real timeout on loopback: a listener (in a child process, so nothing accepts) with backlog 0
+ * whose accept queue is filled; the kernel then drops further SYNs and a connect stays pending.
+ */
+test('tcp probe (native): a connect that never completes ends as `timeout` through the signal', async (t) => {
+  if (spawnSync('python3', ['-c', 'pass']).status !== 0) {
+    t.skip('python3 not available for the non-accepting listener');
+    return;
+  }
+  const child = spawn('python3', ['-c', [
+    'import socket, sys, time',
+    's = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)',
+    'print(s.getsockname()[1], flush=True)',
+    'sys.stdin.read()',
+  ].join('\n')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const fillers: Socket[] = [];
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+      child.once('exit', (code) => reject(new Error(`listener exited ${code}`)));
+    });
+    // fill the accept queue: connects complete until it is full, then hang
+    for (let i = 0; i < 8; i++) {
+      const s = connect({ host: '127.0.0.1', port });
+      s.on('error', () => {});
+      fillers.push(s);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const c = native();
+    const started = Date.now();
+    const r = await c.check(target('127.0.0.1', port), AbortSignal.timeout(300));
+    assert.deepEqual(r, { ok: false, rttMs: 0, detail: 'timeout' });
+    assert.ok(Date.now() - started >= 250);
+    assert.equal(c.inflight, 0, 'the timed-out probe was closed');
+  } finally {
+    for (const s of fillers) s.destroy();
+    child.kill();
+  }
+});
