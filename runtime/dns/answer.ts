@@ -74,6 +74,24 @@ export class Answerer {
    * With `trace`, each selection step is recorded (POST /simulate).
    */
   handle(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace?: StepTrace[]): Buffer | PendingAnswer | null {
+    const r = this.answer(req, src, udp, mayWait, trace);
+    return r === true ? this.w.copyOut(!udp) : r;
+  }
+
+  /**
+   * `handle` for UDP that writes the reply straight into `out` at `at` (a batched send slot) and
+   * returns its length, saving the copy `handle` allocates. A reply longer than `max` is returned
+   * as a Buffer instead; null and PendingAnswer mean what they mean for `handle`.
+   */
+  handleInto(req: Buffer, src: string, mayWait: boolean, out: Uint8Array, at: number, max: number): number | Buffer | PendingAnswer | null {
+    const r = this.answer(req, src, true, mayWait, undefined);
+    if (r !== true) return r;
+    const n = this.w.copyInto(out, at, max);
+    return n >= 0 ? n : this.w.copyOut(false);
+  }
+
+  /** Builds the reply in the writer's scratch buffer (true), or drops (null) or defers. */
+  private answer(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace: StepTrace[] | undefined): true | PendingAnswer | null {
     const q = this.q;
     const w = this.w;
     const st = decodeQuery(req, q);
@@ -106,13 +124,15 @@ export class Answerer {
       this.addSoaAuthority(zone); // NODATA (RFC 2308 §2.2)
     }
     this.lastRcode = w.code;
-    return w.finish(q, limit, this.payloadSize, scope, !udp);
+    w.seal(q, limit, this.payloadSize, scope);
+    return true;
   }
 
-  private reply(req: Buffer, rcode: number, aa: boolean, limit: number, scope: number): Buffer {
+  private reply(req: Buffer, rcode: number, aa: boolean, limit: number, scope: number): true {
     this.w.begin(req, this.q, rcode, aa);
     this.lastRcode = rcode;
-    return this.w.finish(this.q, limit, this.payloadSize, scope, limit === 0);
+    this.w.seal(this.q, limit, this.payloadSize, scope);
+    return true;
   }
 
   private addSoaAuthority(zone: Zone): void {

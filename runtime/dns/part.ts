@@ -12,7 +12,8 @@ import { startDnsServer, type TransferHandler } from './server.js';
 /**
  * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
  * with reload, DNS metrics, and POST /api/v1/simulate. Publishes `core.info.dnsPort` (the bound
- * port), `core.info.dnsAnswerer` (the answer path, for benchmarks), `core.info.setRumSource(source)`
+ * port), `core.info.dnsUdpPath` ('batched' when UDP goes through native/udp-batch, else 'dgram'),
+ * `core.info.dnsAnswerer` (the answer path, for benchmarks), `core.info.setRumSource(source)`
  * (how RUM data reaches the `rum` chain step) and `core.info.setTransferHandler(handler)` (how a
  * zone-transfer part answers AXFR/IXFR over TCP; without one they are REFUSED).
  */
@@ -64,6 +65,7 @@ PARTS.push({
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
     });
     core.info.dnsPort = server.port;
+    core.info.dnsUdpPath = server.udpPath;
     return async () => {
       for (const s of sources) s.close();
       await server.close();

@@ -3,6 +3,7 @@ import { createServer, isIP, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 import type { Answerer, PendingAnswer } from './answer.js';
+import { BatchSocket, batchSupport } from './batch-socket.js';
 import { rcodeName, typeName, type DnsMetrics } from './metrics.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
 
@@ -21,7 +22,15 @@ export interface DnsServerOptions {
   maxTcpClients?: number;
   /** the zone-transfer handler, when a transfer part installed one (read per query) */
   transfer?: () => TransferHandler | undefined;
+  /**
+   * UDP through the batching addon (native/udp-batch) when it loads (default true); false, or
+   * GSLBD_DNS_UDP_BATCH=0, keeps Node's dgram socket.
+   */
+  udpBatch?: boolean;
 }
+
+/** Which UDP path a listener uses. */
+export type DnsUdpPath = 'batched' | 'dgram';
 
 /**
  * Answers an AXFR or IXFR request received over TCP: the reply messages in order (each without
@@ -38,7 +47,10 @@ function transferType(msg: Buffer): number {
 const transferProbe = new ParsedQuery();
 
 /** A running DNS listener (UDP and TCP on the same port). */
-export interface DnsServer { port: number; close: () => Promise<void> }
+export interface DnsServer { port: number; udpPath: DnsUdpPath; close: () => Promise<void> }
+
+/** The UDP half of a listener, whichever path carries it. */
+interface UdpListener { bind(port: number): Promise<number>; close(): Promise<void> }
 
 function identityLookup(address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void): void {
   cb(null, address, isIP(address));
@@ -54,6 +66,7 @@ const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !=
 
 /**
  * Starts UDP and TCP listeners on `listenAddr:port` (port 0 picks one free port for both).
+ * UDP goes through the batching addon when it loads (`udpPath` 'batched'), else through dgram.
  * Every packet goes through `answerer.handle`; a PendingAnswer waits for its database at most
  * `deadlineMs`, then is answered (SERVFAIL if still not loaded). Never throws on bad input.
  */
@@ -61,10 +74,10 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   const fam = isIP(o.listenAddr) === 6 ? 'udp6' : 'udp4';
   const sockets = new Set<Socket>();
 
-  const finish = (t0: number, src: string, reply: Buffer | null) => {
+  const finish = (t0: number, src: string, replied: boolean) => {
     const secs = (performance.now() - t0) / 1000;
     o.metrics.record(answerer.lastQtype, answerer.lastRcode, secs);
-    if (o.queryLog && reply) {
+    if (o.queryLog && replied) {
       o.log.info({
         name: answerer.lastName, type: typeName(answerer.lastQtype), src, rcode: rcodeName(answerer.lastRcode),
         answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
@@ -80,11 +93,11 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
       clearTimeout(timer);
       const r = answerer.handle(req, src, udp, false) as Buffer | null;
       if (r) send(r);
-      finish(t0, src, r);
+      finish(t0, src, r !== null);
     });
   };
 
-  const makeUdp = (): UdpSocket => {
+  const dgramUdp = (): UdpListener => {
     // Replies go to the literal address a query came from: an identity lookup skips dns.lookup and
     // the extra tick it costs on every send.
     const sock = createSocket({ type: fam, recvBufferSize: 8 << 20, sendBufferSize: 8 << 20, lookup: identityLookup as never });
@@ -103,10 +116,74 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
         return;
       }
       if (r) sendTo(sock, r, rinfo.port, rinfo.address);
-      finish(t0, rinfo.address, r);
+      finish(t0, rinfo.address, r !== null);
     });
-    return sock;
+    return {
+      bind: (port) => new Promise<number>((resolve, reject) => {
+        sock.once('error', reject);
+        sock.bind(port, o.listenAddr, () => { sock.off('error', reject); resolve(sock.address().port); });
+      }),
+      close: () => new Promise<void>((r) => { try { sock.close(() => r()); } catch { r(); } }),
+    };
   };
+
+  // The batched path: one callback per recvmmsg batch; each reply is written straight into its
+  // send slot of the shared memory and all are sent with one sendmmsg when the callback returns.
+  const batchedUdp = (): UdpListener => {
+    let bs: BatchSocket | undefined;
+    const onBatch = (count: number) => {
+      const s = bs!;
+      const mem = s.mem;
+      const max = s.txSlot;
+      for (let i = 0; i < count; i++) {
+        if (s.rxLength(i) < 0) continue;
+        const t0 = performance.now();
+        const src = s.source(i);
+        const req = s.request(i);
+        let r: number | Buffer | PendingAnswer | null;
+        try {
+          r = answerer.handleInto(req, src, true, mem, s.txOffset(i), max);
+        } catch (err) {
+          o.log.error({ err }, 'dns answer failed');
+          continue;
+        }
+        if (typeof r === 'number') {
+          s.setReply(i, r);
+          finish(t0, src, true);
+        } else if (r === null) {
+          finish(t0, src, false);
+        } else if (Buffer.isBuffer(r)) {
+          // Longer than a send slot: sent on its own.
+          s.sendTo(r, s.sourceFamily(i), s.sourceBytes(i), s.sourcePort(i));
+          finish(t0, src, true);
+        } else {
+          // The slot is reused by the next batch: keep copies of the request and the source.
+          const family = s.sourceFamily(i);
+          const addr = s.sourceBytes(i);
+          const port = s.sourcePort(i);
+          later(r, Buffer.from(req), src, true, t0, (b) => { s.sendTo(b, family, addr, port); });
+        }
+      }
+    };
+    return {
+      bind: (port) => {
+        bs = BatchSocket.open(o.listenAddr, port, onBatch);
+        return Promise.resolve(bs.port);
+      },
+      close: async () => {
+        if (!bs) return;
+        bs.close();
+        // The descriptor is closed in libuv's close phase, after the next check phase at the latest.
+        for (let k = 0; k < 10 && !bs.stats().closed; k++) await new Promise<void>((r) => setImmediate(r));
+      },
+    };
+  };
+
+  const support = o.udpBatch === false ? { available: false, reason: 'disabled by option' }
+    : isIP(o.listenAddr) === 0 ? { available: false, reason: 'listenAddr is not an IP literal' }
+    : batchSupport();
+  const udpPath: DnsUdpPath = support.available ? 'batched' : 'dgram';
+  const makeUdp = udpPath === 'batched' ? batchedUdp : dgramUdp;
   let udp = makeUdp();
 
   const maxTcp = o.maxTcpClients ?? 1024;
@@ -149,7 +226,7 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
         }
         if (isPending(r)) { later(r, Buffer.from(msg), src, false, t0, send); continue; }
         if (r) send(r);
-        finish(t0, src, r);
+        finish(t0, src, r !== null);
       }
     });
   });
@@ -159,32 +236,30 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
     tcp.once('error', reject);
     tcp.listen(port, o.listenAddr, () => { tcp.off('error', reject); resolve(); });
   });
-  const bindUdp = (port: number) => new Promise<number>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(port, o.listenAddr, () => { udp.off('error', reject); resolve(udp.address().port); });
-  });
 
   let port = -1;
   // With port 0, UDP picks a free port and TCP must get the same one, which something else may
   // hold: retry with a fresh UDP port a bounded number of times.
   for (let attempt = 0; port < 0; attempt++) {
-    const p = await bindUdp(o.port);
+    const p = await udp.bind(o.port);
     try {
       await listenTcp(p);
       port = p;
     } catch (err) {
-      await new Promise<void>((r) => udp.close(() => r()));
+      await udp.close();
       if (o.port !== 0 || attempt >= 20) throw err;
       udp = makeUdp();
     }
   }
-  o.log.info({ address: o.listenAddr, port }, 'dns listening');
+  o.log.info({ address: o.listenAddr, port, udpPath, ...(support.reason ? { batchUnavailable: support.reason } : {}) },
+    `dns listening (udp path: ${udpPath})`);
   return {
     port,
+    udpPath,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => tcp.close(() => r()));
-      await new Promise<void>((r) => { try { udp.close(() => r()); } catch { r(); } });
+      await udp.close();
     },
   };
 }

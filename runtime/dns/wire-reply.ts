@@ -136,6 +136,15 @@ export class ReplyWriter {
    * `tcpPrefix` the copy starts with the two-byte length of RFC 1035 §4.2.2.
    */
   finish(q: ParsedQuery, udpLimit: number, payloadSize: number, ecsScope: number, tcpPrefix: boolean): Buffer {
+    this.seal(q, udpLimit, payloadSize, ecsScope);
+    return this.copyOut(tcpPrefix);
+  }
+
+  /**
+   * The first part of `finish`: completes the reply in the scratch buffer and returns its length,
+   * without copying it out (see `copyOut` and `copyInto`).
+   */
+  seal(q: ParsedQuery, udpLimit: number, payloadSize: number, ecsScope: number): number {
     const b = this.buf;
     const alen = q.hasEcs ? Math.ceil(q.ecs.sourcePrefix / 8) : 0;
     const optLen = q.edns ? 11 + (q.hasEcs ? 8 + alen : 0) : 0;
@@ -175,6 +184,12 @@ export class ReplyWriter {
     b[6] = this.an >> 8; b[7] = this.an & 0xff;
     b[8] = this.ns >> 8; b[9] = this.ns & 0xff;
     b[10] = 0; b[11] = arcount;
+    return this.pos;
+  }
+
+  /** A copy of the sealed reply, optionally with the TCP length prefix. */
+  copyOut(tcpPrefix: boolean): Buffer {
+    const b = this.buf;
     const n = this.pos;
     const skip = tcpPrefix ? 2 : 0;
     const out = Buffer.allocUnsafe(n + skip);
@@ -182,5 +197,16 @@ export class ReplyWriter {
     // A short reply is cheaper to copy byte by byte than through Buffer#copy's native call.
     copyBytes(b, 0, n, out, skip);
     return out;
+  }
+
+  /**
+   * Copies the sealed reply into `out` at `at` (a batched UDP send slot) and returns its length,
+   * or -1 when it is longer than `max`.
+   */
+  copyInto(out: Uint8Array, at: number, max: number): number {
+    const n = this.pos;
+    if (n > max) return -1;
+    copyBytes(this.buf, 0, n, out as Buffer, at);
+    return n;
   }
 }

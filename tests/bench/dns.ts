@@ -76,7 +76,7 @@ async function startGslbd(port: number): Promise<ChildProcess> {
     : fork(args[3]!, args.slice(4), { execArgv: args.slice(0, 3) });
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('gslbd did not start in 60 s')), 60_000);
-    child.once('message', () => { clearTimeout(t); resolve(); });
+    child.once('message', (m: { udpPath?: string }) => { clearTimeout(t); console.log(`gslbd udp path: ${m.udpPath ?? 'unknown'}`); resolve(); });
     child.once('exit', (c) => reject(new Error(`gslbd exited ${c}`)));
   });
   return child;
@@ -184,7 +184,7 @@ async function main() {
     const ratio = results.gslbd.tput.qps / results.gdnsd.tput.qps;
     console.log(`\nratio gslbd/gdnsd qps (medians): ${(ratio * 100).toFixed(1)}% (target >= 60%)`);
     const rawQps = med(tput['node-raw']!).qps;
-    console.log(`ratio gslbd/node-raw qps (medians): ${((results.gslbd.tput.qps / rawQps) * 100).toFixed(1)}%; node-raw/gdnsd: ${((rawQps / results.gdnsd.tput.qps) * 100).toFixed(1)}% (the most one Node thread sending one reply per query reaches)`);
+    console.log(`ratio gslbd/node-raw qps (medians): ${((results.gslbd.tput.qps / rawQps) * 100).toFixed(1)}%; node-raw/gdnsd: ${((rawQps / results.gdnsd.tput.qps) * 100).toFixed(1)}% (node-raw: the most one Node thread reaches with dgram, one send per query)`);
     console.log(`gslbd lost: ${results.gslbd.tput.lost + results.gslbd.lat.lost} (target 0); p99 at fixed rate ${results.gslbd.lat.p99Ms?.toFixed(3)} ms (target < 5 ms)`);
 
     const before = await ask(gslbd, 'heap');
