@@ -207,3 +207,48 @@ test('tcp probe (native): a connect that never completes ends as `timeout` throu
     child.kill();
   }
 });
+
+test('tcp probe (native): reused sockets connect afresh, reach the listener every time, and report a closed port', async () => {
+  const c = native();
+  const run = (t: CheckTarget) => c.check(t, AbortSignal.timeout(t.check.timeoutMs));
+  // The listener runs in its own process, as members do: a listener inside the probing process
+  // accepts only between the prober's turns and its backlog overflows under bursts.
+  const code = "const n=require('net');let a=0;const s=n.createServer((c)=>{a++;c.destroy();});"
+    + "s.listen(0,'127.0.0.1',()=>console.log(s.address().port));process.stdin.on('data',()=>{console.log(a);});process.stdin.on('end',()=>process.exit(0));";
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: ((l: string) => void)[] = [];
+  let pendingOut = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    pendingOut += d.toString();
+    for (let i = pendingOut.indexOf('\n'); i >= 0; i = pendingOut.indexOf('\n')) {
+      const l = pendingOut.slice(0, i);
+      pendingOut = pendingOut.slice(i + 1);
+      const w = waiters.shift();
+      if (w) w(l); else lines.push(l);
+    }
+  });
+  const nextLine = () => new Promise<string>((r) => { const l = lines.shift(); if (l !== undefined) r(l); else waiters.push(r); });
+  const port = Number(await nextLine());
+  try {
+    // Rounds of 200 concurrent probes: after the first round every probe runs on a pooled socket.
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.all(Array.from({ length: 200 }, () => run(target('127.0.0.1', port))));
+      assert.ok(results.every((r) => r.ok), `round ${round}: ${results.find((r) => !r.ok)?.detail}`);
+      assert.ok(c.pooled >= 200, `round ${round}: the connected sockets went back to the pool (${c.pooled})`);
+    }
+    let accepted = 0;
+    for (let i = 0; i < 40 && accepted < 1000; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      child.stdin!.write('?');
+      accepted = Number(await nextLine());
+    }
+    assert.equal(accepted, 1000, 'every probe, pooled socket or not, made a new connection');
+  } finally {
+    child.stdin!.end();
+    await new Promise((r) => child.once('exit', r));
+  }
+  // The listener is gone: the same pooled sockets must now report the refusal, not a stale success.
+  const refused = await Promise.all(Array.from({ length: 200 }, () => run(target('127.0.0.1', port))));
+  assert.ok(refused.every((r) => !r.ok && /ECONNREFUSED/.test(r.detail)), refused.find((r) => r.ok || !/ECONNREFUSED/.test(r.detail))?.detail);
+});

@@ -21,6 +21,8 @@ export interface TcpProbeAddon {
   /** true when the probe was in flight */
   cancel(id: number): boolean;
   inflight(): number;
+  /** idle sockets kept for reuse (both address families) */
+  pooled(): number;
 }
 
 /** Environment variable that forces the `net.connect` path (`net`), for tests and as an escape. */
@@ -71,6 +73,11 @@ export class NativeTcpChecker implements Checker {
   /** Probes in flight in the addon. */
   get inflight(): number {
     return this.addon.inflight();
+  }
+
+  /** Idle sockets the addon keeps for reuse. */
+  get pooled(): number {
+    return this.addon.pooled();
   }
 
   start(target: CheckTarget, ctx: unknown, finish: ProbeFinish): number {
