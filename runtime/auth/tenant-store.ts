@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
+import { tableIndex } from '../snapshot/table-index.js';
 import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { planCreate, planDelete } from '../../controller/plan/delta.js';
 import type { AuthCore } from './user-store.js';
@@ -30,19 +31,8 @@ const BUILT_IN_DEFAULT: Tenant = { id: DEFAULT_TENANT, name: DEFAULT_TENANT, cre
 const toTenant = (r: TenantRow): Tenant => ({ id: r.id, name: r.name, createdAt: Math.floor(r.createdAt / 1000) });
 const toKey = (r: ApiKeyRow): TenantApiKey => ({ id: r.id, tenantId: r.tenantId, name: r.name, createdAt: Math.floor(r.createdAt / 1000) });
 
-// Key-hash index per apikey table (shared between snapshots until a plan touches keys).
-const byHashIndex = new WeakMap<ReadonlyMap<string, ApiKeyRow>, Map<string, ApiKeyRow>>();
-
-function hashIndex(s: Snapshot): Map<string, ApiKeyRow> {
-  const table = rowsOf<ApiKeyRow>(s, 'apikey');
-  let idx = byHashIndex.get(table);
-  if (!idx) {
-    idx = new Map();
-    for (const k of table.values()) if (!idx.has(k.keyHash)) idx.set(k.keyHash, k);
-    byHashIndex.set(table, idx);
-  }
-  return idx;
-}
+const byHashIndex = new WeakMap<object, Map<string, ApiKeyRow>>();
+const hashIndex = (s: Snapshot) => tableIndex<ApiKeyRow>(s, 'apikey', byHashIndex, (k) => k.keyHash);
 
 /**
  * Tenants and their legacy API keys (gslb-config-auth.md §5 step 4) as `tenant` and `apikey` rows:

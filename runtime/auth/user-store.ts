@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '../app.js';
 import type { Role } from './permissions.js';
 import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
+import { tableIndex } from '../snapshot/table-index.js';
 import { rowsOf, getRow, type Snapshot } from '../snapshot/snapshot.js';
 import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
 
@@ -67,25 +68,10 @@ export type UserPatch = Partial<Pick<UserRecord, 'displayName' | 'role' | 'passw
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
 
-// E-mail index per user table. Keyed by the table object, which a snapshot shares with the
-// previous one unless a plan touched users, so the index is built at most once per user change.
-const byEmailIndex = new WeakMap<ReadonlyMap<string, UserRecord>, Map<string, UserRecord>>();
-
-function emailIndex(s: Snapshot): Map<string, UserRecord> {
-  const table = rowsOf<UserRecord>(s, 'user');
-  let idx = byEmailIndex.get(table);
-  if (!idx) {
-    idx = new Map();
-    // two nodes of a cluster may create one address at the same moment (uniqueness is checked
-    // locally): the first row in storage order wins, the same on every node
-    for (const u of table.values()) {
-      const k = normalEmail(u.email);
-      if (!idx.has(k)) idx.set(k, u);
-    }
-    byEmailIndex.set(table, idx);
-  }
-  return idx;
-}
+// Two nodes of a cluster may create one address at the same moment (uniqueness is checked
+// locally): the first row in storage order wins, the same on every node.
+const byEmailIndex = new WeakMap<object, Map<string, UserRecord>>();
+const emailIndex = (s: Snapshot) => tableIndex<UserRecord>(s, 'user', byEmailIndex, (u) => normalEmail(u.email));
 
 /**
  * Users as `user` rows. Reads come from the current Snapshot (`core.holder.current`); writes are
