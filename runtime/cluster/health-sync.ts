@@ -5,6 +5,7 @@ import type { HealthEntry } from '../health/view.js';
 import type { ClusterMetrics } from './metrics.js';
 import { healthKey, parseHealthKey, type ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
+import { subscribePeers } from './peer-subscription.js';
 import type { PeerHealth } from './peer-health.js';
 
 /** A health flip on `svc.health.<cluster>` (gslb-api.md §6 `health_update` fields). */
@@ -52,22 +53,11 @@ export function startHealthSync(deps: {
     core.bus.emit('ws_message', { type: 'health_update', payload: { poolId, ipAddress: ip, healthy: e.healthy, score: e.score, timestamp: e.lastChecked, rttMs: e.rttMs, node: e.node } });
   };
 
-  let subscribed = false;
+  subscribePeers<HealthFlipMsg>(link, names.healthSubject, names.node, (f) => {
+    metrics.received.inc({ type: 'health' });
+    merge(f.poolId, f.ipAddress, { healthy: f.healthy, score: f.score, lastChecked: f.timestamp, rttMs: f.rttMs, node: f.node }, true);
+  });
   link.onReady(async () => {
-    // the client re-subscribes by itself after a reconnect; subscribe once (a retried step must not add a second)
-    if (!subscribed) {
-      subscribed = true;
-      link.nc!.subscribe(names.healthSubject, {
-        callback: (err, m) => {
-          if (err) return;
-          let f: HealthFlipMsg;
-          try { f = m.json<HealthFlipMsg>(); } catch { return; }
-          if (f.node === names.node) return;
-          metrics.received.inc({ type: 'health' });
-          merge(f.poolId, f.ipAddress, { healthy: f.healthy, score: f.score, lastChecked: f.timestamp, rttMs: f.rttMs, node: f.node }, true);
-        },
-      });
-    }
     kv = await link.bucket(names.healthBucket);
     await catchUp();
   });

@@ -3,6 +3,7 @@ import type { Liveness } from './liveness.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
+import { subscribePeers } from './peer-subscription.js';
 
 /** A heartbeat message on `svc.hb.<cluster>`. */
 export interface HeartbeatMsg {
@@ -36,24 +37,14 @@ export function startHeartbeats(deps: {
       metrics.published.inc({ type: 'heartbeat' });
     } catch (err) { deps.log.debug({ err }, 'heartbeat publish failed'); }
   };
-  let subscribed = false;
+  subscribePeers<HeartbeatMsg>(link, names.heartbeatSubject, names.node, (hb) => {
+    metrics.received.inc({ type: 'heartbeat' });
+    if (hb.bye) { live.left(hb.node); return; }
+    live.heard(hb.node, hb.configSeq, hb.configRevision);
+    metrics.configSeq.set({ peer: hb.node }, hb.configSeq);
+    if (hb.hello) publish();
+  });
   link.onReady(() => {
-    if (!subscribed) {
-      subscribed = true;
-      link.nc!.subscribe(names.heartbeatSubject, {
-        callback: (err, m) => {
-          if (err) return;
-          let hb: HeartbeatMsg;
-          try { hb = m.json<HeartbeatMsg>(); } catch { return; }
-          if (hb.node === names.node) return;
-          metrics.received.inc({ type: 'heartbeat' });
-          if (hb.bye) { live.left(hb.node); return; }
-          live.heard(hb.node, hb.configSeq, hb.configRevision);
-          metrics.configSeq.set({ peer: hb.node }, hb.configSeq);
-          if (hb.hello) publish();
-        },
-      });
-    }
     publish({ hello: true });
   });
   const timer = setInterval(() => publish(), deps.intervalMs);

@@ -72,7 +72,8 @@ test('no config revision is lost or applied twice when a NATS server dies mid-ru
       if (ledger(n).applied.length !== total) return false;
     }
     return true;
-  }, 45_000, 200);
+  // bounded, with room for a stream leader election and a consumer restart on a loaded machine
+  }, 80_000, 200);
   const ledgers = nodes.map(ledger);
   for (const [i, l] of ledgers.entries()) {
     assert.deepEqual(l.dupRevisions, [], `node ${nodes[i]!.id}: a revision applied twice`);
