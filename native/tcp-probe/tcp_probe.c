@@ -128,13 +128,18 @@ static void release(state_t *s, probe_t *p, int connected) {
   close_rst(p->fd);
 }
 
+/** Ends a probe: its socket is pooled (connected) or closed, and its slot is free again. */
+static void retire(state_t *s, probe_t *p, int connected) {
+  release(s, p, connected);
+  p->fd = -1;
+  p->gen++;  // events still queued for the old socket no longer match the slot
+  s->inflight--;
+}
+
 static void finish(state_t *s, uint32_t id, int err) {
   probe_t *p = &s->table[id];
   uint64_t us = (now_ns() - p->t0) / 1000;
-  release(s, p, err == 0);
-  p->fd = -1;
-  p->gen++;
-  s->inflight--;
+  retire(s, p, err == 0);
   int32_t *r = &s->results[s->nresults * 3];
   r[0] = (int32_t)id;
   r[1] = err;
@@ -317,10 +322,7 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   uint32_t id = 0;
   int was = 0;
   if (s && argc >= 1 && napi_get_value_uint32(env, argv[0], &id) == napi_ok && id < s->cap && s->table[id].fd >= 0) {
-    close_rst(s->table[id].fd);  // closing removes it from the epoll set
-    s->table[id].fd = -1;
-    s->table[id].gen++;
-    s->inflight--;
+    retire(s, &s->table[id], 0);  // closing removes it from the epoll set
     update_ref(s);
     was = 1;
   }
