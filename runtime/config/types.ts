@@ -6,6 +6,7 @@ export interface HealthFileConfig {
   http: { path: string; host: string; expectedstatus: number; contains: string; tls: boolean; insecureSkipVerify: boolean };
   icmpCount: number; scriptPath?: string; scriptContent?: string; webhookURL?: string; webhookMethod: 'POST' | 'GET';
   scoreWindow: number; rise: number; fall: number;
+  allowScripts: boolean; scriptDirs: string[];
 }
 export interface SmtpFileConfig {
   host: string; port: number; from?: string; to: string[]; username?: string; password?: string; startTls: boolean; tls: boolean;
@@ -18,9 +19,10 @@ export interface Config {
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
     udpPayloadSize: number; lookupDeadline: string;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
+    tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
   };
   database: { path: string };
-  api: { enabled: boolean; listenAddr: string; port: number; webuiPath?: string; trustedProxies: string[]; bodyLimit: number };
+  api: { enabled: boolean; listenAddr: string; port: number; webuiPath?: string; trustedProxies: string[]; bodyLimit: number; publicURL?: string };
   loadbalancer: {
     algorithm: string; endpoints: string[]; weights: Record<string, number>; ttl: number;
     geoip: { dbPath?: string; endpointLocations: Record<string, { lat: number; lon: number }> };
@@ -60,6 +62,11 @@ export interface Config {
       enabled: boolean; discoveryUrl?: string; clientId?: string; clientSecret?: string; redirectUri?: string; scopes: string[];
       roleClaim: string; roleMapping: Record<string, string>; defaultRole: 'tenant_admin' | 'operator' | 'viewer'; allowedDomains: string[];
     };
+  };
+  tenancy: {
+    operatorTenant: string;
+    delegations: { suffix: string; tenant: string }[];
+    requireDelegation: boolean;
   };
   alerts: {
     webhooks: { url: string; secret?: string }[];
