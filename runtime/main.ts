@@ -5,11 +5,7 @@ import { parseArgs } from './args.js';
 import './parts-all.js';
 import { pathToFileURL } from 'node:url';
 import { createAdminCommand } from './auth/create-admin.js';
-
-const USAGE = `usage: gslbd [--config FILE]
-
-  --config, -config FILE   configuration file (default ${DEFAULT_CONFIG_PATH})
-  --help                   show this help`;
+import { gslbdArgSpec, gslbdUsage, versionLine } from './cli-flags.js';
 
 /** Hooks that other parts add for one-shot commands (e.g. --create-admin). Returns an exit code or undefined. */
 export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: string) => Promise<number | undefined>)[] = [createAdminCommand];
@@ -18,12 +14,13 @@ export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: st
 export async function main(argv: string[]): Promise<number | undefined> {
   let flags: Record<string, string | boolean>;
   try {
-    ({ flags } = parseArgs(argv, { values: ['config'], booleans: ['help', 'create-admin'], aliases: { c: 'config' } }));
+    ({ flags } = parseArgs(argv, gslbdArgSpec()));
   } catch (err) {
-    process.stderr.write(`gslbd: ${(err as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`gslbd: ${(err as Error).message}\n${gslbdUsage()}\n`);
     return 2;
   }
-  if (flags.help) { process.stdout.write(`${USAGE}\n`); return 0; }
+  if (flags.help) { process.stdout.write(`${gslbdUsage()}\n`); return 0; }
+  if (flags.version) { process.stdout.write(`${versionLine('gslbd')}\n`); return 0; }
   const configPath = typeof flags.config === 'string' ? flags.config : DEFAULT_CONFIG_PATH;
   for (const cmd of COMMANDS) {
     const code = await cmd(flags, configPath);
