@@ -43,7 +43,7 @@ function bearerOf(req: FastifyRequest): string | undefined {
  * with neither `permission`, `authenticated` nor `public` is refused, so a forgotten declaration
  * fails closed.
  */
-export function registerAuth(app: FastifyInstance, chain: () => readonly Authenticator[], devMode: () => boolean): void {
+export function registerAuth(app: FastifyInstance, chain: () => readonly Authenticator[], devMode: () => boolean, operatorTenant: string): void {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     const cfg = req.routeOptions.config ?? {};
@@ -63,7 +63,7 @@ export function registerAuth(app: FastifyInstance, chain: () => readonly Authent
     }
     req.principal = p;
     if (cfg.permission) {
-      if (!principalAllows(p, cfg.permission)) throw forbidden(`permission ${cfg.permission} required`);
+      if (!principalAllows(p, cfg.permission, operatorTenant)) throw forbidden(`permission ${cfg.permission} required`);
     } else if (!cfg.authenticated) {
       throw forbidden('route has no permission declared');
     }

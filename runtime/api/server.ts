@@ -60,7 +60,7 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   // The API speaks JSON only: other bodies get 415 instead of being parsed as strings.
   app.removeContentTypeParser('text/plain');
   const chain: Authenticator[] = [];
-  registerAuth(app, () => chain, () => core.systemKey === undefined);
+  registerAuth(app, () => chain, () => core.systemKey === undefined, core.config.tenancy.operatorTenant);
   registerAudit(app, createAuditSink(core.env.GSLB_AUDIT_LOG, core.log));
   // the real route table with each route's access declaration (the permission-matrix test walks it)
   core.info.routes = collectRoutes(app);

@@ -7,22 +7,39 @@ export const PERMISSIONS = [
   'users:read', 'users:write',
   'settings:read', 'settings:write',
   'gitops:read', 'gitops:write',
+  'cluster:read',
   // supra-tenant: managing tenants and their legacy API keys (no role has these; system key only)
   'tenants:read', 'tenants:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/**
+ * Server-wide permissions (docs/security.md): the config repo, its plans and the cluster's nodes
+ * belong to the system, not to a tenant. Roles hold them only in the operator tenant
+ * (`tenancy.operatorTenant`); in every other tenant they are withheld.
+ */
+export const SERVER_PERMISSIONS: ReadonlySet<Permission> = new Set(['gitops:read', 'gitops:write', 'cluster:read']);
+
 export type Role = 'tenant_admin' | 'operator' | 'viewer';
 export const ROLES: readonly Role[] = ['tenant_admin', 'operator', 'viewer'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read'],
+  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read'],
   // "read-only on all resources of the tenant" (gslb-config-auth.md §5.4) includes its users
-  viewer: ['pools:read', 'users:read', 'gitops:read'],
+  viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
 };
 
-/** True when the role grants the permission. */
-export function roleAllows(role: Role, p: Permission): boolean {
+/**
+ * True when `role` in tenant `tenantId` grants the permission: the role's table, less the
+ * server-wide permissions outside the operator tenant.
+ */
+export function roleAllows(role: Role, p: Permission, tenantId: string, operatorTenant: string): boolean {
+  if (SERVER_PERMISSIONS.has(p) && tenantId !== operatorTenant) return false;
   return ROLE_PERMISSIONS[role].includes(p);
+}
+
+/** The permissions `role` holds in tenant `tenantId` (for GET /auth/me). */
+export function permissionsOf(role: Role, tenantId: string, operatorTenant: string): Permission[] {
+  return ROLE_PERMISSIONS[role].filter((p) => roleAllows(role, p, tenantId, operatorTenant));
 }

@@ -13,8 +13,11 @@ export interface Principal {
   sessionToken?: string;
 }
 
-/** True when the principal may use the permission. System and dev principals may do anything. */
-export function principalAllows(p: Principal, perm: Permission): boolean {
+/**
+ * True when the principal may use the permission. System and dev principals may do anything;
+ * tenant principals hold server-wide permissions only in the operator tenant.
+ */
+export function principalAllows(p: Principal, perm: Permission, operatorTenant: string): boolean {
   if (p.kind === 'system' || p.kind === 'dev') return true;
-  return p.role !== undefined && roleAllows(p.role, perm);
+  return p.role !== undefined && p.tenantId !== null && roleAllows(p.role, perm, p.tenantId, operatorTenant);
 }

@@ -3,7 +3,7 @@ import type { Core } from '../app.js';
 import type { ClusterState } from './cluster-state.js';
 
 /**
- * Read-only cluster routes under /api/v1 (permission `pools:read`):
+ * Read-only cluster routes under /api/v1 (permission `cluster:read`, server-wide: docs/security.md):
  * - `GET /cluster`: this node, connection, live peers with their config sequence, config sync
  *   progress, git leader;
  * - `GET /cluster/health[?poolId=&ipAddress=]`: the reports of every node for each endpoint (the
@@ -12,7 +12,7 @@ import type { ClusterState } from './cluster-state.js';
  */
 export function clusterRoutes(core: Core, state: ClusterState) {
   return async (app: FastifyInstance) => {
-    app.get('/cluster', { config: { permission: 'pools:read' }, schema: { tags: ['cluster'] } }, async () => {
+    app.get('/cluster', { config: { permission: 'cluster:read' }, schema: { tags: ['cluster'] } }, async () => {
       const live = state.live.liveSet();
       return {
         enabled: state.enabled, cluster: state.cluster, node: state.node, policy: state.policy, connected: state.connected(),
@@ -22,7 +22,7 @@ export function clusterRoutes(core: Core, state: ClusterState) {
         gitLeader: { holds: state.gitLeader.holds(), leader: state.gitLeader.leader() ?? null },
       };
     });
-    app.get('/cluster/health', { config: { permission: 'pools:read' }, schema: { tags: ['cluster'] } }, async (req) => {
+    app.get('/cluster/health', { config: { permission: 'cluster:read' }, schema: { tags: ['cluster'] } }, async (req) => {
       const q = req.query as { poolId?: string; ipAddress?: string };
       const local = [];
       for (const [poolId, ips] of core.health.pools()) for (const [ip, e] of ips) local.push({ poolId, ipAddress: ip, ...e, node: state.node, live: true, receivedAt: e.lastChecked });

@@ -7,9 +7,9 @@ import type { RouteAccess } from '../../runtime/auth/route-registry.js';
 // gslb-config-auth.md §5.4 written out independently of runtime/auth/permissions.ts, so a change
 // to the code's table that breaks the spec fails here.
 const SPEC: Record<string, string[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read'],
-  viewer: ['pools:read', 'users:read', 'gitops:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read'],
+  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read'],
+  viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
 };
 
 // Routes whose permission the spec fixes (or docs/auth.md decides): a route that declares
@@ -27,6 +27,9 @@ const DECLARED: Record<string, string> = {
   'POST /api/v1/auth/password-reset/confirm': 'public', 'GET /api/v1/health': 'public',
   'POST /api/v1/auth/logout': 'authenticated', 'GET /api/v1/auth/me': 'authenticated',
   'POST /api/v1/auth/totp/setup': 'authenticated', 'POST /api/v1/auth/totp/verify': 'authenticated',
+  'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
+  'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
+  'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
 };
 
 // Public auth routes: the same answer for everybody (setup is done, single sign-on and mail are off).
@@ -36,11 +39,20 @@ const PUBLIC_STATUS: Record<string, number> = {
   'POST /api/v1/auth/password-reset/confirm': 400, 'GET /api/v1/health': 200,
 };
 
-type Who = 'none' | 'system' | 'tenant_admin' | 'operator' | 'viewer' | 'other_admin' | 'legacy_key';
-const WHO: Who[] = ['none', 'system', 'tenant_admin', 'operator', 'viewer', 'other_admin', 'legacy_key'];
-const ROLE_OF: Partial<Record<Who, string>> = { tenant_admin: 'tenant_admin', operator: 'operator', viewer: 'viewer', other_admin: 'tenant_admin', legacy_key: 'tenant_admin' };
+// Server-wide permissions: held by roles of the operator tenant (`default` here) only (docs/security.md).
+const SERVER = new Set(['gitops:read', 'gitops:write', 'cluster:read']);
 
-test('permission matrix: every /api/v1 route × every kind of caller', async () => {
+type Who = 'none' | 'system' | 'tenant_admin' | 'operator' | 'viewer' | 'legacy_key' | 'acme_admin' | 'acme_operator' | 'acme_viewer' | 'acme_key';
+const WHO: Who[] = ['none', 'system', 'tenant_admin', 'operator', 'viewer', 'legacy_key', 'acme_admin', 'acme_operator', 'acme_viewer', 'acme_key'];
+const ROLE_OF: Partial<Record<Who, string>> = {
+  tenant_admin: 'tenant_admin', operator: 'operator', viewer: 'viewer', legacy_key: 'tenant_admin',
+  acme_admin: 'tenant_admin', acme_operator: 'operator', acme_viewer: 'viewer', acme_key: 'tenant_admin',
+};
+type Tenant = 'default' | 'acme';
+const TENANT_OF = (w: Who): Tenant | null => (w === 'none' || w === 'system' ? null : w.startsWith('acme_') ? 'acme' : 'default');
+const SESSION_USERS: Who[] = ['tenant_admin', 'operator', 'viewer', 'acme_admin', 'acme_operator', 'acme_viewer'];
+
+test('permission matrix: every /api/v1 route × every kind of caller × both tenants', async () => {
   const SYS = randomBytes(32).toString('hex');
   const d = await startTestDaemon({ auth: { bcryptCost: 10 } } as never, { GSLB_API_KEY: SYS, GSLB_SECRET_KEY: randomBytes(32).toString('hex') });
   const secrets = new Set<string>([SYS]);
@@ -53,14 +65,17 @@ test('permission matrix: every /api/v1 route × every kind of caller', async () 
       assert.ok(r.status < 300, `${m} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body;
     };
-    // users and credentials
+    // users and credentials of two tenants: `default` (the operator tenant) and `acme`
     await ok('POST', '/api/v1/auth/setup', { email: 'admin@default.test', password: 'admin-pass-1' }, {});
     await ok('POST', '/api/v1/tenants', { id: 'acme', name: 'Acme' });
     await ok('POST', '/api/v1/users', { email: 'op@default.test', password: 'op-pass-123', role: 'operator' });
     await ok('POST', '/api/v1/users', { email: 'view@default.test', password: 'view-pass-1', role: 'viewer' });
     await ok('POST', '/api/v1/users', { email: 'admin@acme.test', password: 'acme-pass-1', role: 'tenant_admin', tenantId: 'acme' });
+    await ok('POST', '/api/v1/users', { email: 'op@acme.test', password: 'acme-op-pass', role: 'operator', tenantId: 'acme' });
+    await ok('POST', '/api/v1/users', { email: 'view@acme.test', password: 'acme-view-pa', role: 'viewer', tenantId: 'acme' });
     const legacy = (await ok('POST', '/api/v1/tenants/default/apikeys', { name: 'legacy' })).key as string;
-    secrets.add(legacy);
+    const acmeKey = (await ok('POST', '/api/v1/tenants/acme/apikeys', { name: 'acme-legacy' })).key as string;
+    secrets.add(legacy); secrets.add(acmeKey);
     const login = async (email: string, password: string) => {
       secrets.add(password);
       const t = (await ok('POST', '/api/v1/auth/login', { email, password }, {})).token as string;
@@ -73,26 +88,32 @@ test('permission matrix: every /api/v1 route × every kind of caller', async () 
       tenant_admin: async () => ({ authorization: `Bearer ${await login('admin@default.test', 'admin-pass-1')}` }),
       operator: async () => ({ cookie: `gslb_session=${await login('op@default.test', 'op-pass-123')}` }),
       viewer: async () => ({ authorization: `Bearer ${await login('view@default.test', 'view-pass-1')}` }),
-      other_admin: async () => ({ authorization: `Bearer ${await login('admin@acme.test', 'acme-pass-1')}` }),
       legacy_key: async () => ({ authorization: `Bearer ${legacy}` }),
+      acme_admin: async () => ({ authorization: `Bearer ${await login('admin@acme.test', 'acme-pass-1')}` }),
+      acme_operator: async () => ({ cookie: `gslb_session=${await login('op@acme.test', 'acme-op-pass')}` }),
+      acme_viewer: async () => ({ authorization: `Bearer ${await login('view@acme.test', 'acme-view-pa')}` }),
+      acme_key: async () => ({ authorization: `Bearer ${acmeKey}` }),
     };
     const headers = {} as Record<Who, Record<string, string>>;
     for (const w of WHO) headers[w] = await creds[w]();
+    // each tenant's rows are made by a credential of that tenant
+    const maker: Record<Tenant, Record<string, string>> = { default: sys, acme: headers.acme_key };
 
-    // fresh rows of the default tenant for each case, so deletes do not starve later cases
-    const fixture = async (url: string) => {
-      const ids: Record<string, string> = { tenants: 'default' };
+    // fresh rows of one tenant for each case, so deletes do not starve later cases
+    const fixture = async (url: string, tenant: Tenant) => {
+      const h = maker[tenant];
+      const ids: Record<string, string> = { tenants: tenant };
       if (url.startsWith('/api/v1/users')) {
-        ids.users = (await ok('POST', '/api/v1/users', { email: `spare-${uniq()}@default.test`, password: 'spare-pass-1', role: 'viewer' })).userId;
+        ids.users = (await ok('POST', '/api/v1/users', { email: `spare-${uniq()}@${tenant}.test`, password: 'spare-pass-1', role: 'viewer' }, h)).userId;
       } else if (url.startsWith('/api/v1/tenants')) {
-        ids.keyId = (await ok('POST', '/api/v1/tenants/default/apikeys', { name: 'spare' })).id;
+        ids.keyId = (await ok('POST', `/api/v1/tenants/${tenant}/apikeys`, { name: 'spare' })).id;
       } else {
-        ids.pools = (await ok('POST', '/api/v1/pools', { name: `p-${uniq()}` })).id;
-        ids.members = (await ok('POST', `/api/v1/pools/${ids.pools}/members`, { ipAddress: '127.0.0.10', port: 80 })).id;
-        await ok('PUT', `/api/v1/pools/${ids.pools}/healthcheck`, { type: 'tcp', port: 80 });
-        ids.georules = (await ok('POST', `/api/v1/pools/${ids.pools}/georules`, { cidr: '10.0.0.0/8', endpoint: '127.0.0.10' })).id;
+        ids.pools = (await ok('POST', '/api/v1/pools', { name: `p-${uniq()}` }, h)).id;
+        ids.members = (await ok('POST', `/api/v1/pools/${ids.pools}/members`, { ipAddress: '127.0.0.10', port: 80 }, h)).id;
+        await ok('PUT', `/api/v1/pools/${ids.pools}/healthcheck`, { type: 'tcp', port: 80 }, h);
+        ids.georules = (await ok('POST', `/api/v1/pools/${ids.pools}/georules`, { cidr: '10.0.0.0/8', endpoint: '127.0.0.10' }, h)).id;
         const name = `s-${uniq()}`;
-        ids.services = (await ok('POST', '/api/v1/services', { name, domain: `${name}.example.test.`, poolId: ids.pools })).id;
+        ids.services = (await ok('POST', '/api/v1/services', { name, domain: `${name}.${tenant}.example.test.`, poolId: ids.pools }, h)).id;
       }
       return ids;
     };
@@ -127,51 +148,59 @@ test('permission matrix: every /api/v1 route × every kind of caller', async () 
     let cases = 0;
     for (const r of routes) {
       const key = `${r.method} ${r.url}`;
+      const group = r.url.split('/')[3]!;
+      // a route with an id runs against both tenants' rows; one without, once (its rows are the caller's)
+      const hasId = r.url.includes(':');
       for (const who of WHO) {
-        // one fixture per resource group, rebuilt only after a write succeeded (refused calls change nothing)
-        const group = r.url.split('/')[3]!;
-        const ids = (shared[group] ??= await fixture(r.url));
-        const path = r.url.replace(/:(\w+)/g, (_m, p: string) => (p === 'keyId' ? ids.keyId! : ids[r.url.split('/')[3]!] ?? 'no-such-id'));
-        let h = headers[who];
-        // logging out revokes the session: use a throwaway one
-        if (key === 'POST /api/v1/auth/logout' && ['tenant_admin', 'operator', 'viewer', 'other_admin'].includes(who)) h = await creds[who]();
-        const body = bodyFor(key, ids) ?? (r.method === 'POST' || r.method === 'PUT' ? {} : undefined);
-        const res = await api(d.url, r.method, path, body, h);
-        cases++;
-        if (r.method !== 'GET' && res.status < 300) delete shared[group];
-        const role = ROLE_OF[who];
-        let want: (s: number) => boolean;
-        let desc: string;
-        const known = bodyFor(key, ids) !== undefined || r.method === 'GET' || r.method === 'DELETE';
-        const success = (s: number) => (known ? s >= 200 && s < 300 : s !== 401 && s !== 403);
-        if (r.public) {
-          // public: credentials make no difference (routes with their own check, like a signed
-          // webhook, answer everybody alike)
-          const fixed = PUBLIC_STATUS[key];
-          if (!publicStatuses.has(key)) publicStatuses.set(key, new Set());
-          publicStatuses.get(key)!.add(res.status);
-          want = fixed !== undefined ? (s) => s === fixed : () => true; desc = fixed !== undefined ? String(fixed) : 'any';
-        } else if (who === 'other_admin' && key === 'POST /api/v1/services') {
-          // the body names a default-tenant pool, which this tenant cannot see
-          want = (s) => s === 400 || s === 404; desc = '400/404 (pool of another tenant)';
-        } else if (who === 'none') {
-          want = (s) => s === 401; desc = '401';
-        } else if (r.authenticated) {
-          const needsUser = r.url.startsWith('/api/v1/auth/totp/');
-          if (needsUser && (who === 'system' || who === 'legacy_key')) { want = (s) => s === 403; desc = '403'; }
-          else if (key === 'POST /api/v1/auth/totp/verify') { want = (s) => s === 400; desc = '400 (no enrolment)'; }
-          else { want = success; desc = '2xx'; }
-        } else {
-          const allowed = who === 'system' || (role !== undefined && r.permission !== undefined && SPEC[role]!.includes(r.permission));
-          if (!allowed) { want = (s) => s === 403; desc = '403'; }
-          else if (who === 'other_admin' && r.url.includes(':')) { want = (s) => s === 404; desc = '404 (other tenant)'; }
-          else { want = success; desc = known ? '2xx' : 'not 401/403'; }
-        }
-        if (!want(res.status)) failures.push(`${key} as ${who}: got ${res.status} ${JSON.stringify(res.body)}, want ${desc}`);
-        // tenant isolation on lists: another tenant's admin never sees default-tenant rows
-        if (who === 'other_admin' && r.method === 'GET' && !r.url.includes(':') && Array.isArray(res.body)) {
-          const leaked = (res.body as Record<string, unknown>[]).filter((x) => x.tenantId === 'default' || (typeof x.email === 'string' && x.email.endsWith('@default.test')));
-          if (leaked.length) failures.push(`${key} as other_admin leaks ${leaked.length} default-tenant rows`);
+        const own = TENANT_OF(who) ?? 'default';
+        for (const target of hasId ? (['default', 'acme'] as Tenant[]) : [own]) {
+          // one fixture per resource group and tenant, rebuilt only after a write succeeded (refused calls change nothing)
+          const slot = `${group}/${target}`;
+          const ids = (shared[slot] ??= await fixture(r.url, target));
+          const path = r.url.replace(/:(\w+)/g, (_m, p: string) => (p === 'keyId' ? ids.keyId! : ids[group] ?? 'no-such-id'));
+          let h = headers[who];
+          // logging out revokes the session: use a throwaway one
+          if (key === 'POST /api/v1/auth/logout' && SESSION_USERS.includes(who)) h = await creds[who]();
+          const body = bodyFor(key, ids) ?? (r.method === 'POST' || r.method === 'PUT' ? {} : undefined);
+          const res = await api(d.url, r.method, path, body, h);
+          cases++;
+          if (r.method !== 'GET' && res.status < 300) delete shared[slot];
+          const role = ROLE_OF[who];
+          const tenant = TENANT_OF(who);
+          let want: (s: number) => boolean;
+          let desc: string;
+          const known = bodyFor(key, ids) !== undefined || r.method === 'GET' || r.method === 'DELETE';
+          const success = (s: number) => (known ? s >= 200 && s < 300 : s !== 401 && s !== 403);
+          if (r.public) {
+            // public: credentials make no difference (routes with their own check, like a signed
+            // webhook, answer everybody alike)
+            const fixed = PUBLIC_STATUS[key];
+            if (!publicStatuses.has(key)) publicStatuses.set(key, new Set());
+            publicStatuses.get(key)!.add(res.status);
+            want = fixed !== undefined ? (s) => s === fixed : () => true; desc = fixed !== undefined ? String(fixed) : 'any';
+          } else if (who === 'none') {
+            want = (s) => s === 401; desc = '401';
+          } else if (r.authenticated) {
+            const needsUser = r.url.startsWith('/api/v1/auth/totp/');
+            if (needsUser && (who === 'system' || who === 'legacy_key' || who === 'acme_key')) { want = (s) => s === 403; desc = '403'; }
+            else if (key === 'POST /api/v1/auth/totp/verify') { want = (s) => s === 400; desc = '400 (no enrolment)'; }
+            else { want = success; desc = '2xx'; }
+          } else {
+            const perm = r.permission;
+            const allowed = who === 'system' || (role !== undefined && perm !== undefined && SPEC[role]!.includes(perm) && (!SERVER.has(perm) || tenant === 'default'));
+            if (!allowed) { want = (s) => s === 403; desc = '403'; }
+            else if (who !== 'system' && hasId && target !== tenant) { want = (s) => s === 404; desc = '404 (other tenant)'; }
+            else { want = success; desc = known ? '2xx' : 'not 401/403'; }
+          }
+          if (!want(res.status)) failures.push(`${key} as ${who} on ${target} rows: got ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}, want ${desc}`);
+          // tenant isolation on lists and documents: a tenant caller never sees the other tenant's rows
+          if (tenant !== null && r.method === 'GET' && res.status === 200) {
+            const other = tenant === 'default' ? 'acme' : 'default';
+            const text = JSON.stringify(res.body);
+            if (text.includes(`"tenantId":"${other}"`) || text.includes(`@${other}.test`) || text.includes(`.${other}.example.test.`)) {
+              failures.push(`${key} as ${who} leaks rows of tenant ${other}`);
+            }
+          }
         }
       }
     }

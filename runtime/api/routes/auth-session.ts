@@ -4,7 +4,7 @@ import { publicUser } from '../../auth/user-store.js';
 import { checkEmail, checkPasswordRules, hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { matchTotp } from '../../auth/totp.js';
 import { clearedCookie } from '../../auth/cookies.js';
-import { PERMISSIONS, ROLE_PERMISSIONS } from '../../auth/permissions.js';
+import { PERMISSIONS, permissionsOf } from '../../auth/permissions.js';
 import { DEFAULT_TENANT } from '../../model/types.js';
 import { GslbError, notFound, unauthorized } from '../../errors.js';
 import { openTotpSecret, requireSessionUser, startSession } from './auth-common.js';
@@ -28,6 +28,7 @@ const mfa = (msg: string) => new GslbError('API_UNAUTHORIZED', msg, { extra: { m
  * too many failures: 429 with Retry-After (see docs/auth.md).
  */
 export function authSessionRoutes(svc: AuthServices) {
+  const operatorTenant = svc.core.config.tenancy.operatorTenant;
   return async (app: FastifyInstance) => {
     app.post<{ Body: { email: string; password: string; displayName?: string } }>('/auth/setup',
       { config: { public: true }, schema: { tags: ['auth'], body: setupBody } }, async (req, reply) => {
@@ -79,9 +80,9 @@ export function authSessionRoutes(svc: AuthServices) {
       const p = req.principal;
       if (p.kind === 'user') {
         const u = requireSessionUser(svc, req);
-        return { kind: 'user', ...publicUser(u), permissions: ROLE_PERMISSIONS[u.role] };
+        return { kind: 'user', ...publicUser(u), permissions: permissionsOf(u.role, u.tenantId, operatorTenant) };
       }
-      const perms = p.kind === 'system' || p.kind === 'dev' ? PERMISSIONS : p.role ? ROLE_PERMISSIONS[p.role] : [];
+      const perms = p.kind === 'system' || p.kind === 'dev' ? PERMISSIONS : p.role && p.tenantId !== null ? permissionsOf(p.role, p.tenantId, operatorTenant) : [];
       return { kind: p.kind, userId: null, role: p.role ?? null, tenantId: p.tenantId, permissions: perms };
     });
 
