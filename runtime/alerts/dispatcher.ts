@@ -4,8 +4,11 @@ import type { AlertEvent } from './events.js';
 import type { AlertMetrics } from './metrics.js';
 import type { AlertTarget, TargetType } from './target.js';
 
-/** The retry schedule of gslb-config-auth.md §6 and §8: three attempts, waiting 2 s then 4 s. */
-export const ALERT_RETRY_DELAYS_MS: readonly number[] = [2000, 4000];
+/**
+ * The retry schedule of gslb-config-auth.md §6 and §8, "retried up to 3 times": the first attempt
+ * plus three retries, waiting 2 s, 4 s and 8 s (exponential), so at most four attempts.
+ */
+export const ALERT_RETRY_DELAYS_MS: readonly number[] = [2000, 4000, 8000];
 
 /** Targets, limits and (for tests) the retry schedule of an AlertDispatcher. */
 export interface DispatcherOptions {
@@ -20,10 +23,14 @@ export interface DispatcherOptions {
   sleep?: RetryPolicy['sleep'];
   /** at most one queue-full warning per target per interval; default 5 s */
   dropWarnIntervalMs?: number;
+  /** how long `close` lets deliveries in flight finish before cutting them off; default 2 s */
+  closeGraceMs?: number;
 }
 
 interface Worker {
   target: AlertTarget;
+  /** map key: target index and lane */
+  key: string;
   queue: AlertEvent[];
   inFlight: number;
   running: boolean;
@@ -33,22 +40,26 @@ interface Worker {
 }
 
 /**
- * Delivers alert events asynchronously. Each target has its own bounded FIFO queue and one worker,
- * so a slow or failing receiver delays only itself and events for one target stay in order
- * (trigger before resolve). A failed delivery is retried on the backoff schedule; then it is
- * logged and counted as failed. When a target already has `queueSize` events pending, new events
- * for it are dropped, counted, and reported with a (rate-limited) warning.
+ * Delivers alert events asynchronously. Each target (and each lane of a target that reaches
+ * several receivers, see AlertTarget.lane) has its own bounded FIFO queue and one worker, so a
+ * slow or failing receiver delays only itself and events for one receiver stay in order (trigger
+ * before resolve). A failed delivery is retried on the backoff schedule; then it is logged and
+ * counted as failed. When a queue already has `queueSize` events pending, new events for it are
+ * dropped, counted, and reported with a (rate-limited) warning.
  */
 export class AlertDispatcher {
-  private readonly workers: Worker[];
-  private readonly abort = new AbortController();
+  /** created on the first event of a target and lane; removed again once drained */
+  private readonly workers = new Map<string, Worker>();
+  /** aborted when `close` starts: no more waits between retries */
+  private readonly stopWaits = new AbortController();
+  /** aborted when the close grace ends: deliveries still in flight are cut off */
+  private readonly stopDeliveries = new AbortController();
   private readonly delays: readonly number[];
   private readonly warnEvery: number;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
 
   constructor(private readonly opts: DispatcherOptions) {
-    this.workers = opts.targets.map((target) => ({ target, queue: [], inFlight: 0, running: false, unreported: 0, lastWarnAt: -Infinity }));
     this.delays = opts.retryDelaysMs ?? ALERT_RETRY_DELAYS_MS;
     this.warnEvery = opts.dropWarnIntervalMs ?? 5000;
   }
@@ -56,46 +67,65 @@ export class AlertDispatcher {
   /** Queues `ev` for every target that accepts it. Never blocks and never throws. */
   enqueue(ev: AlertEvent): void {
     if (this.closed) return;
-    for (const w of this.workers) {
+    this.opts.targets.forEach((target, i) => {
+      let lane: string;
       try {
-        if (w.target.accepts && !w.target.accepts(ev)) continue;
+        if (target.accepts && !target.accepts(ev)) return;
+        lane = target.lane?.(ev) ?? '';
       } catch (err) {
-        this.opts.log.error({ target: w.target.name, detail: (err as Error).message }, 'alert target check failed');
-        continue;
+        this.opts.log.error({ target: target.name, detail: (err as Error).message }, 'alert target check failed');
+        return;
       }
+      const w = this.workerFor(target, `${i}\u0000${lane}`);
       if (w.queue.length + w.inFlight >= this.opts.queueSize) {
         this.drop(w, ev);
-        continue;
+        return;
       }
       w.queue.push(ev);
       if (!w.running) void this.run(w);
+    });
+  }
+
+  private workerFor(target: AlertTarget, key: string): Worker {
+    let w = this.workers.get(key);
+    if (!w) {
+      w = { target, key, queue: [], inFlight: 0, running: false, unreported: 0, lastWarnAt: -Infinity };
+      this.workers.set(key, w);
     }
+    return w;
   }
 
   /** Pending events (queued plus in flight) per target type. */
   pending(): Map<TargetType, number> {
     const out = new Map<TargetType, number>();
-    for (const w of this.workers) out.set(w.target.type, (out.get(w.target.type) ?? 0) + w.queue.length + w.inFlight);
+    for (const t of this.opts.targets) out.set(t.type, 0); // drained lanes are gone; their type reads 0
+    for (const w of this.workers.values()) out.set(w.target.type, (out.get(w.target.type) ?? 0) + w.queue.length + w.inFlight);
     return out;
   }
 
   /** Resolves once every queue is empty and nothing is in flight (tests, shutdown). */
   idle(): Promise<void> {
-    if (this.workers.every((w) => !w.running)) return Promise.resolve();
+    if (this.allIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops accepting events, interrupts waits between retries, and drops what is still queued. */
+  /**
+   * Stops accepting events, interrupts waits between retries, and drops what is still queued.
+   * Deliveries in flight get `closeGraceMs` to finish and are then aborted, so a receiver that
+   * never answers cannot hold up shutdown for its whole request deadline.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    const left = this.workers.reduce((n, w) => n + w.queue.length, 0);
-    for (const w of this.workers) w.queue.length = 0;
-    this.abort.abort(new Error('alerts shutting down'));
+    let left = 0;
+    for (const w of this.workers.values()) { left += w.queue.length; w.queue.length = 0; }
+    this.stopWaits.abort(new Error('alerts shutting down'));
     if (left) this.opts.log.warn({ events: left }, 'alert events not delivered at shutdown');
-    // a request in flight gets a moment to finish; shutdown does not wait for its full timeout
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.idle(), new Promise<void>((r) => { timer = setTimeout(r, 2000); })]);
+    await Promise.race([this.idle(), new Promise<void>((r) => { timer = setTimeout(r, this.opts.closeGraceMs ?? 2000); })]);
     clearTimeout(timer);
+    // Not awaited: a target that ignores the signal settles on its own deadline, and shutdown
+    // does not wait for it.
+    this.stopDeliveries.abort(new Error('alerts shutting down'));
   }
 
   private drop(w: Worker, ev: AlertEvent): void {
@@ -119,9 +149,9 @@ export class AlertDispatcher {
       w.inFlight = batch.length;
       let attempts = 0;
       try {
-        await retryWithBackoff(async (attempt) => { attempts = attempt; await target.deliver(batch); }, {
+        await retryWithBackoff(async (attempt) => { attempts = attempt; await target.deliver(batch, this.stopDeliveries.signal); }, {
           delaysMs: this.delays,
-          signal: this.abort.signal,
+          signal: this.stopWaits.signal,
           ...(this.opts.sleep ? { sleep: this.opts.sleep } : {}),
           onRetry: (err, attempt, delayMs) => this.opts.log.warn({ target: target.name, attempt, retryInMs: delayMs, detail: this.describe(target, err) }, 'alert delivery failed; will retry'),
         });
@@ -135,7 +165,14 @@ export class AlertDispatcher {
       w.inFlight = 0;
     }
     w.running = false;
-    if (this.workers.every((x) => !x.running)) for (const f of this.idleWaiters.splice(0)) f();
+    // a lane exists only while it has work (lanes may be many, e.g. one per tenant)
+    if (w.queue.length === 0 && w.unreported === 0) this.workers.delete(w.key);
+    if (this.allIdle()) for (const f of this.idleWaiters.splice(0)) f();
+  }
+
+  private allIdle(): boolean {
+    for (const w of this.workers.values()) if (w.running) return false;
+    return true;
   }
 
   /** The error as one line, with the target's secrets scrubbed out. */

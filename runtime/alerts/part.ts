@@ -8,9 +8,10 @@ import { fromFileItem } from '../mail/settings.js';
 import { MailTemplates } from '../mail/templates.js';
 import { createHttpClient } from '../net/http-client.js';
 import { PARTS } from '../parts.js';
-import { AlertDispatcher } from './dispatcher.js';
+import { ALERT_RETRY_DELAYS_MS, AlertDispatcher } from './dispatcher.js';
 import { healthAlertOf } from './events.js';
 import { createAlertMetrics } from './metrics.js';
+import { ALERT_RETRY_ENV, parseRetryDelays } from './retry-schedule.js';
 import { buildTargets } from './targets/index.js';
 
 /** What the alerts part leaves in `core.info.alerts` (tests wait on `idle`). */
@@ -38,7 +39,7 @@ export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>):
   const targets = buildTargets(core.config.alerts, client, () => core.mail, templates, core.config.node.id);
   let dispatcher!: AlertDispatcher;
   const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
-  dispatcher = new AlertDispatcher({ targets, queueSize: core.config.alerts.queueSize, log, metrics });
+  dispatcher = new AlertDispatcher({ targets, queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
 
   const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue(healthAlertOf(t)));
   let lastRejection = '';
@@ -58,6 +59,19 @@ export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>):
   const info: AlertsInfo = { dispatcher, mail };
   core.info.alerts = info;
   return info;
+}
+
+/** The schedule from GSLBD_ALERT_RETRY_DELAYS_MS when set and valid (logged), else the specified one. */
+function retrySchedule(env: NodeJS.ProcessEnv, log: Core['log']): readonly number[] {
+  const text = env[ALERT_RETRY_ENV];
+  if (text === undefined || text === '') return ALERT_RETRY_DELAYS_MS;
+  const parsed = parseRetryDelays(text);
+  if (typeof parsed === 'string') {
+    log.warn({ variable: ALERT_RETRY_ENV, detail: parsed, retryDelaysMs: ALERT_RETRY_DELAYS_MS }, 'alert retry schedule from the environment ignored');
+    return ALERT_RETRY_DELAYS_MS;
+  }
+  log.warn({ variable: ALERT_RETRY_ENV, retryDelaysMs: parsed }, 'alert retry schedule replaced from the environment');
+  return parsed;
 }
 
 PARTS.push({ name: 'alerts', setup: (core, ext) => { setupAlerts(core, ext); } });

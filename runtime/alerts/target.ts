@@ -17,8 +17,17 @@ export interface AlertTarget {
   secrets: string[];
   /** false: the event is not queued for this target at all (e.g. mail switched off) */
   accepts?(ev: AlertEvent): boolean;
-  /** Delivers the events; resolves when the receiver accepted them, rejects otherwise. */
-  deliver(events: AlertEvent[]): Promise<void>;
+  /**
+   * The receiver an event goes to, when one target reaches several (mail: one relay per tenant).
+   * Each lane gets its own queue and worker, so one receiver's failures and retries never delay
+   * another's events; order is kept within a lane. Called after `accepts`. Default: one lane.
+   */
+  lane?(ev: AlertEvent): string;
+  /**
+   * Delivers the events; resolves when the receiver accepted them, rejects otherwise. `signal`
+   * aborts at shutdown: a delivery still waiting on its receiver should give up at once.
+   */
+  deliver(events: AlertEvent[], signal?: AbortSignal): Promise<void>;
 }
 
 /** `host` of a URL for target names; `?` when the URL does not parse. */

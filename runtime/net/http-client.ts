@@ -11,7 +11,7 @@ import { cidrContains, parseCidr, parseIp, type Cidr } from './ip.js';
  * an optional SSRF guard that refuses private, loopback, link-local and metadata addresses.
  */
 
-/** Retry schedule: one delay per retry, so `[2000, 4000]` means at most three attempts. */
+/** Retry schedule: one delay per retry, so `[2000, 4000, 8000]` means at most four attempts. */
 export interface RetryPolicy {
   delaysMs: readonly number[];
   /** injectable for tests; must resolve after `ms` or reject when `signal` aborts */
@@ -123,6 +123,8 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** retries for this request; default the client's (none) */
   retry?: RetryPolicy;
+  /** the caller gives up (shutdown): the request is aborted and not retried */
+  signal?: AbortSignal;
 }
 
 /** A 2xx answer: status, lower-cased headers and up to `maxResponseBytes` of the body as text. */
@@ -147,8 +149,12 @@ export interface HttpClientOptions {
 
 /** The client: `send` performs one request (with its retries) and resolves with a 2xx response. */
 export interface HttpClient {
-  /** Resolves with the 2xx response; rejects with HttpRequestError after the last attempt fails. */
+  /**
+   * Resolves with the 2xx response; rejects with HttpRequestError after the last attempt fails,
+   * or at once (not retryable) when `req.signal` aborts.
+   */
   send(req: HttpRequest): Promise<HttpResponse>;
+  /** Waits for requests in flight, then releases the sockets; calling it again is harmless. */
   close(): Promise<void>;
 }
 
@@ -162,6 +168,8 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     bodyTimeout: timeoutMs,
   });
 
+  let closing: Promise<void> | undefined;
+
   async function once(req: HttpRequest, body: string | undefined, headers: Record<string, string>): Promise<HttpResponse> {
     let url: URL;
     try { url = new URL(req.url); } catch (cause) { throw new HttpRequestError(`invalid URL`, { retryable: false, cause }); }
@@ -171,14 +179,17 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     if (opts.ssrfGuard && isIP(host) && isBlockedAddress(host)) {
       throw new HttpRequestError(`refused: ${host} is a private or reserved address`, { retryable: false });
     }
+    if (req.signal?.aborted) throw new HttpRequestError(`request to ${url.host} aborted`, { retryable: false, cause: req.signal.reason });
+    const deadline = AbortSignal.timeout(req.timeoutMs ?? timeoutMs);
     let res: Dispatcher.ResponseData;
     try {
       res = await request(url, {
         method: req.method ?? (body === undefined ? 'GET' : 'POST'),
         headers, body, dispatcher: agent,
-        signal: AbortSignal.timeout(req.timeoutMs ?? timeoutMs),
+        signal: req.signal ? AbortSignal.any([deadline, req.signal]) : deadline,
       });
     } catch (cause) {
+      if (req.signal?.aborted) throw new HttpRequestError(`request to ${url.host} aborted`, { retryable: false, cause });
       const code = (cause as { code?: string }).code;
       const blocked = code === 'ESSRFBLOCKED' || (cause as { cause?: { code?: string } }).cause?.code === 'ESSRFBLOCKED';
       const what = (cause as Error).name === 'TimeoutError' ? `timed out after ${req.timeoutMs ?? timeoutMs} ms` : (cause as Error).message;
@@ -198,9 +209,11 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
       if (req.sign) headers[req.sign.header ?? 'X-Svc-Signature'] = signBody(req.sign.secret, body ?? '');
       const policy = req.retry ?? opts.retry;
       if (!policy) return once(req, body, headers);
-      return retryWithBackoff(() => once(req, body, headers), policy);
+      // the caller's signal also ends the waits between attempts
+      return retryWithBackoff(() => once(req, body, headers), req.signal && !policy.signal ? { ...policy, signal: req.signal } : policy);
     },
-    close: () => agent.close(),
+    // idempotent: undici throws when an agent is closed twice
+    close: () => (closing ??= agent.close()),
   };
 }
 

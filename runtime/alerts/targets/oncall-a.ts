@@ -42,8 +42,8 @@ export function oncallATarget(cfg: OncallAConfig, index: number, client: HttpCli
     name: `oncall_a[${index}] (${hostOf(base)})`,
     batch: 1,
     secrets: [cfg.routingKey],
-    async deliver([ev]) {
-      await client.send({ method: 'POST', url: `${base}/v2/enqueue`, json: oncallAEvent(cfg, ev!) });
+    async deliver([ev], signal) {
+      await client.send({ method: 'POST', url: `${base}/v2/enqueue`, json: oncallAEvent(cfg, ev!), signal });
     },
   };
 }

@@ -55,9 +55,9 @@ export function oncallBTarget(cfg: OncallBConfig, index: number, client: HttpCli
     name: `oncall_b[${index}] (${hostOf(base)})`,
     batch: 1,
     secrets: [cfg.apiKey],
-    async deliver([ev]) {
+    async deliver([ev], signal) {
       const r = oncallBRequest(cfg, ev!);
-      await client.send({ method: 'POST', url: `${base}${r.path}`, json: r.body, headers: { authorization: `GenieKey ${cfg.apiKey}` } });
+      await client.send({ method: 'POST', url: `${base}${r.path}`, json: r.body, headers: { authorization: `GenieKey ${cfg.apiKey}` }, signal });
     },
   };
 }

@@ -23,8 +23,8 @@ export function webhookTarget(cfg: { url: string; secret?: string }, index: numb
     name: `webhook[${index}] (${hostOf(cfg.url)})`,
     batch: 1,
     secrets: cfg.secret ? [cfg.secret] : [],
-    async deliver([ev]) {
-      await client.send({ method: 'POST', url: cfg.url, json: webhookPayload(ev!), ...(cfg.secret ? { sign: { secret: cfg.secret } } : {}) });
+    async deliver([ev], signal) {
+      await client.send({ method: 'POST', url: cfg.url, json: webhookPayload(ev!), signal, ...(cfg.secret ? { sign: { secret: cfg.secret } } : {}) });
     },
   };
 }

@@ -39,29 +39,29 @@ function setup(targets: AlertTarget[], queueSize = 256) {
   return { d, lines, waits, reg };
 }
 
-test('fails twice then succeeds: exactly one success after waits of 2 s and 4 s', async () => {
-  const t = fakeTarget('webhook', (n) => { if (n <= 2) throw new HttpRequestError('answered 500', { status: 500, retryable: true }); });
+test('fails three times then succeeds: exactly one success after waits of 2 s, 4 s and 8 s', async () => {
+  const t = fakeTarget('webhook', (n) => { if (n <= 3) throw new HttpRequestError('answered 500', { status: 500, retryable: true }); });
   const { d, waits, reg, lines } = setup([t.target]);
   d.enqueue(ev(1));
   await d.idle();
-  assert.equal(t.calls.length, 3);
-  assert.deepEqual(waits, [2000, 4000]);
+  assert.equal(t.calls.length, 4);
+  assert.deepEqual(waits, [2000, 4000, 8000]);
   assert.equal(await metricValue(reg, 'gslbd_alerts_sent_total', 'webhook'), 1);
   assert.equal(await metricValue(reg, 'gslbd_alerts_failed_total', 'webhook'), 0);
-  assert.equal(lines.filter((l) => l.msg === 'alert delivery failed; will retry').length, 2);
+  assert.equal(lines.filter((l) => l.msg === 'alert delivery failed; will retry').length, 3);
 });
 
-test('always failing: three attempts, one logged failure, secrets scrubbed', async () => {
+test('always failing: four attempts (three retries), one logged failure, secrets scrubbed', async () => {
   const t = fakeTarget('oncall_a', () => { throw new HttpRequestError('answered 500', { status: 500, retryable: true, responseText: 'bad key rk-secret' }); }, 1, ['rk-secret']);
   const { d, waits, reg, lines } = setup([t.target]);
   d.enqueue(ev(1));
   await d.idle();
-  assert.equal(t.calls.length, 3);
-  assert.deepEqual(waits, [2000, 4000]);
+  assert.equal(t.calls.length, 4);
+  assert.deepEqual(waits, [2000, 4000, 8000]);
   assert.equal(await metricValue(reg, 'gslbd_alerts_failed_total', 'oncall_a'), 1);
   const fail = lines.filter((l) => l.msg === 'alert delivery failed; giving up');
   assert.equal(fail.length, 1);
-  assert.equal(fail[0]!.attempts, 3);
+  assert.equal(fail[0]!.attempts, 4);
   assert.ok(!JSON.stringify(lines).includes('rk-secret'));
   assert.match(String(fail[0]!.detail), /\[redacted\]/);
 });
@@ -144,4 +144,44 @@ test('close interrupts a retry wait and drops the queue', async () => {
   assert.equal(t.calls.length, 1);
   d.enqueue(ev(3));
   assert.equal(t.calls.length, 1);
+});
+
+test('lanes: a stuck receiver of one lane does not delay another lane of the same target; order kept per lane', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const t = fakeTarget('mail', (_n, events) => ((events[0] as { poolId: string }).poolId === 'stuck' ? gate : undefined));
+  t.target.lane = (e) => (e as { poolId: string }).poolId;
+  const { d, reg } = setup([t.target]);
+  const on = (poolId: string, healthy: boolean): AlertEvent => ({ ...ev(1, healthy), poolId } as AlertEvent);
+  d.enqueue(on('stuck', false));
+  d.enqueue(on('ok', false));
+  d.enqueue(on('stuck', true));
+  d.enqueue(on('ok', true));
+  for (let i = 0; i < 20 && t.calls.length < 3; i++) await new Promise((r) => setImmediate(r));
+  const seen = (pool: string) => t.calls.flat().filter((e) => (e as { poolId: string }).poolId === pool).map((e) => (e as { healthy: boolean }).healthy);
+  assert.deepEqual(seen('ok'), [false, true], 'the other lane got both events, in order');
+  assert.deepEqual(seen('stuck'), [false], 'the stuck lane is still on its first event');
+  assert.equal(await metricValue(reg, 'gslbd_alerts_queued', 'mail'), 2);
+  release();
+  await d.idle();
+  assert.deepEqual(seen('stuck'), [false, true]);
+  assert.equal(await metricValue(reg, 'gslbd_alerts_queued', 'mail'), 0, 'drained lanes read 0');
+});
+
+test('close aborts a delivery still in flight after the grace period', async () => {
+  const { log } = logSink();
+  let aborted = false;
+  const target: AlertTarget = {
+    type: 'webhook', name: 'webhook[0]', batch: 1, secrets: [],
+    deliver: (_events, signal) => new Promise((_resolve, reject) => {
+      signal?.addEventListener('abort', () => { aborted = true; reject(signal.reason); }, { once: true });
+    }),
+  };
+  const d = new AlertDispatcher({ targets: [target], queueSize: 10, log, closeGraceMs: 50 });
+  d.enqueue(ev(1));
+  const t0 = Date.now();
+  await d.close();
+  assert.ok(Date.now() - t0 < 1000);
+  assert.ok(aborted, 'the receiver that never answers was cut off');
+  await d.idle();
 });

@@ -85,6 +85,29 @@ test('client: a receiver that does not answer times out', async () => {
   }
 });
 
+test('client: the caller\'s signal aborts a request in flight at once, without retries, and a closed client does not wait for it', async () => {
+  const { createServer } = await import('node:net');
+  const sockets: import('node:net').Socket[] = [];
+  const silent = createServer((s) => { sockets.push(s); /* accept and never answer */ });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const port = (silent.address() as { port: number }).port;
+  const client = createHttpClient({ timeoutMs: 10_000 });
+  try {
+    const ac = new AbortController();
+    const t0 = Date.now();
+    const pending = client.send({ url: `http://127.0.0.1:${port}/`, json: {}, signal: ac.signal, retry: { delaysMs: [10, 10, 10] } });
+    setTimeout(() => ac.abort(new Error('shutting down')), 100);
+    await assert.rejects(pending, (e: unknown) => e instanceof HttpRequestError && !e.retryable && /aborted/.test(e.message));
+    assert.equal(sockets.length, 1, 'not retried');
+    await client.close();
+    assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms, not the 10 s deadline`);
+  } finally {
+    await client.close();
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => silent.close(() => r()));
+  }
+});
+
 test('client: the SSRF guard refuses loopback by literal and by name; off by default', async () => {
   const rec = new Recorder(() => 200);
   const base = await rec.start();
