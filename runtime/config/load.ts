@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createAjv, describeAjvError, pointerToPath } from './ajv.js';
-import { parseYamlDocuments, lineOf, type YamlSource } from './yaml-source.js';
+import { Ajv } from 'ajv';
+import { addProjectFormats, pointerToPath } from './ajv.js';
+import { parseYamlDocuments, positionOf, type YamlSource } from './yaml-source.js';
+import { describeSchemaError, formatValue, type Problem } from './problem.js';
 import { checkConfigSemantics } from './semantic.js';
+import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 import { loadSchema } from '../paths.js';
@@ -13,13 +16,22 @@ export const configSchema = loadSchema('config.v1.schema.json');
 /** Default config file location (gslb-config-auth.md §1). */
 export const DEFAULT_CONFIG_PATH = '/etc/gslb/config.yaml';
 
-const validateConfigShape = createAjv({ useDefaults: true }).compile(configSchema);
+// verbose: errors carry the failing schema, so an unknown key can list the allowed ones
+const validateConfigShape = addProjectFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true })).compile(configSchema);
 
-function formatValue(v: unknown): string {
-  if (v === undefined) return '(unset)';
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+/**
+ * A configuration that failed validation. `problems` are the daemon's lines (`file:line: key =
+ * value: rule`, what `gslbd` prints); `located` are the same problems with column and rule id, for
+ * `gslbctl validate` (runtime/config/problem.ts).
+ */
+export class ConfigInvalidError extends ValidationError {
+  constructor(readonly located: Problem[]) {
+    super(located.map((p) => `${p.file ? `${p.file}${p.line ? `:${p.line}` : ''}: ` : ''}${p.message}`));
+  }
 }
+
+/** The configuration file could not be read at all (missing, a directory, no permission). */
+export class ConfigUnreadableError extends ValidationError {}
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {
   let cur: unknown = root;
@@ -30,27 +42,30 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
   return cur;
 }
 
-function render(src: YamlSource | undefined, path: (string | number)[], value: unknown, rule: string): string {
+function locate(src: YamlSource | undefined, path: (string | number)[], value: unknown, text: string, rule: string, at: 'key' | 'value' = 'value'): Problem {
   const key = path.length ? path.join('.') : '(root)';
-  const line = src ? lineOf(src, path) : undefined;
-  const where = src ? `${src.file}${line ? `:${line}` : ''}: ` : '';
-  return `${where}${key} = ${formatValue(value)}: ${rule}`;
+  const pos = src ? positionOf(src, path, at) : undefined;
+  return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message: `${key} = ${formatValue(value)}: ${text}`, rule };
 }
 
 /**
  * Validates a parsed config object: schema (with defaults filled in, in place) then semantic rules.
- * Throws ValidationError listing every problem with key path, value and rule.
+ * Throws ConfigInvalidError (a ValidationError) listing every problem with key path, value and rule,
+ * in file order.
  */
 export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   const obj = (raw ?? {}) as Record<string, unknown>;
-  const problems: string[] = [];
-  if (typeof obj !== 'object' || Array.isArray(obj)) throw new ValidationError(['(root): the configuration must be a YAML mapping']);
+  const problems: Problem[] = [];
+  if (typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new ConfigInvalidError([{ file: src?.file ?? '', line: 0, col: 0, message: '(root): the configuration must be a YAML mapping', rule: 'document-shape' }]);
+  }
   const original = structuredClone(obj);
   const shapeOk = validateConfigShape(obj);
   for (const e of shapeOk ? [] : validateConfigShape.errors ?? []) {
     const path = pointerToPath(e.instancePath);
     if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
-    problems.push(render(src, path, valueAt(original, path), describeAjvError(e)));
+    const d = describeSchemaError(e);
+    problems.push(locate(src, path, valueAt(original, path), d.text, d.rule, d.at));
   }
   const cfg = obj as unknown as Config;
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
@@ -61,8 +76,12 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
     // A value of the wrong shape already produced a schema problem above; the semantic rules that
     // depend on it cannot run, and the other problems are still reported.
   }
-  for (const p of semantic) problems.push(render(src, p.path, p.value, p.rule));
-  if (problems.length) throw new ValidationError(problems);
+  for (const p of semantic) problems.push(locate(src, p.path, p.value, p.rule, 'semantic'));
+  // keys of features that are not built yet stop startup instead of silently doing nothing
+  for (const p of checkUnbuilt(cfg)) problems.push(locate(src, p.path, p.value, p.rule, 'unbuilt-feature'));
+  // file order, like a compiler (the schema reports in schema order); sort is stable
+  problems.sort((a, b) => a.line - b.line || a.col - b.col);
+  if (problems.length) throw new ConfigInvalidError(problems);
   return cfg;
 }
 
@@ -73,21 +92,41 @@ export function applyEnvOverrides(cfg: Config, env: NodeJS.ProcessEnv = process.
   return cfg;
 }
 
-/** Parses and validates YAML text. Throws ValidationError with every problem. */
+/**
+ * Parses and validates YAML text. Throws ConfigInvalidError with every problem; a YAML syntax error
+ * is reported once (the first), as nothing after it can be trusted.
+ */
 export function parseConfigText(text: string, file = 'config.yaml'): Config {
-  const { docs, errors } = parseYamlDocuments(text, file);
-  if (errors.length) throw new ValidationError(errors);
-  if (docs.length > 1) throw new ValidationError([`${file}: expected one YAML document, found ${docs.length}`]);
+  const { docs, syntax } = parseYamlDocuments(text, file);
+  const first = [...syntax].sort((a, b) => a.line - b.line || a.col - b.col)[0];
+  if (first) throw new ConfigInvalidError([{ file, line: first.line, col: first.col, message: `YAML syntax error: ${first.message}`, rule: 'yaml-syntax' }]);
+  if (docs.length > 1) {
+    const second = positionOf(docs[1]!, []);
+    throw new ConfigInvalidError([{ file, line: second?.line ?? 0, col: second?.col ?? 0, message: `expected one YAML document, found ${docs.length}`, rule: 'document-shape' }]);
+  }
   return validateConfigObject(docs[0]?.value ?? {}, docs[0]);
 }
 
-/** Reads, parses and validates a config file, then applies env overrides. */
+/**
+ * Reads, parses and validates a config file, then applies env overrides. Errors: ConfigUnreadableError
+ * when the file cannot be read, ConfigInvalidError when it is not a valid configuration.
+ */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ValidationError([`${file}: cannot read the configuration file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    throw new ConfigUnreadableError([`${file}: cannot read the configuration file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
-  return applyEnvOverrides(parseConfigText(text, file), env);
+  // An environment variable that sets an unbuilt key is a problem too, listed after the file's.
+  const fromEnv = checkUnbuiltEnv(env);
+  let cfg: Config;
+  try {
+    cfg = parseConfigText(text, file);
+  } catch (err) {
+    if (fromEnv.length === 0 || !(err instanceof ConfigInvalidError)) throw err;
+    throw new ConfigInvalidError([...err.located, ...fromEnv.map((message) => ({ file: '', line: 0, col: 0, message, rule: 'unbuilt-feature' }))]);
+  }
+  if (fromEnv.length) throw new ConfigInvalidError(fromEnv.map((message) => ({ file: '', line: 0, col: 0, message, rule: 'unbuilt-feature' })));
+  return applyEnvOverrides(cfg, env);
 }
