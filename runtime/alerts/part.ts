@@ -1,6 +1,7 @@
 import type { Core } from '../app.js';
 import type { ApiExtensions } from '../api/server.js';
 import { settingsSmtpRoutes } from '../api/routes/settings-smtp.js';
+import { SYSTEM_MAIL } from '../mail/owner.js';
 import { createSecretBox } from '../mail/secret-box.js';
 import { MailService } from '../mail/service.js';
 import { MailSettingsStore } from '../mail/settings-store.js';
@@ -8,6 +9,7 @@ import { fromFileItem } from '../mail/settings.js';
 import { MailTemplates } from '../mail/templates.js';
 import { createHttpClient } from '../net/http-client.js';
 import { PARTS } from '../parts.js';
+import { getRow } from '../snapshot/snapshot.js';
 import { ALERT_RETRY_DELAYS_MS, AlertDispatcher } from './dispatcher.js';
 import { healthAlertOf } from './events.js';
 import { createAlertMetrics } from './metrics.js';
@@ -28,12 +30,17 @@ export interface AlertsInfo {
 export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>): AlertsInfo {
   const log = core.log.child({ component: 'alerts' });
   const box = createSecretBox(core.env.GSLB_SECRET_KEY);
-  const store = new MailSettingsStore(core.db, box);
-  const mail = new MailService({ store, file: core.config.alerts.smtp.map(fromFileItem), log: core.log.child({ component: 'mail' }) });
+  const operatorTenant = core.config.tenancy.operatorTenant;
+  const store = new MailSettingsStore(core, box, operatorTenant);
+  const mail = new MailService({
+    store, file: core.config.alerts.smtp.map(fromFileItem), log: core.log.child({ component: 'mail' }), operatorTenant,
+    tenantOfPool: (poolId) => getRow(core.holder.current, 'pool', poolId)?.tenantId,
+  });
   core.mail = mail;
-  if (!box.encrypting && store.rawPassword()?.startsWith('plain:')) log.warn('GSLB_SECRET_KEY is unset: the stored mail password is kept unencrypted');
+  if (!box.encrypting && store.rows().some((r) => r.password?.startsWith('plain:'))) log.warn('GSLB_SECRET_KEY is unset: the stored mail password is kept unencrypted');
+  const offPlans = core.bus.on('plan_applied', ({ plan }) => mail.planApplied(plan));
   const templates = new MailTemplates(core.config.alerts.mailTemplatesDir);
-  ext.apiPlugins.push(settingsSmtpRoutes(mail, templates, core.config.node.id));
+  ext.apiPlugins.push(settingsSmtpRoutes(mail, templates, core.config.node.id, operatorTenant));
 
   const client = createHttpClient({ timeoutMs: 10_000 });
   const targets = buildTargets(core.config.alerts, client, () => core.mail, templates, core.config.node.id);
@@ -50,12 +57,13 @@ export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>):
     dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id });
   });
   core.closers.push(async () => {
+    offPlans();
     offHealth();
     offGitops();
     await dispatcher.close();
     await client.close();
   });
-  log.info({ webhooks: core.config.alerts.webhooks.length, oncall_a: core.config.alerts.oncall_a.length, oncall_b: core.config.alerts.oncall_b.length, mail: mail.current().source }, 'alerts ready');
+  log.info({ webhooks: core.config.alerts.webhooks.length, oncall_a: core.config.alerts.oncall_a.length, oncall_b: core.config.alerts.oncall_b.length, mail: mail.current(SYSTEM_MAIL).source }, 'alerts ready');
   const info: AlertsInfo = { dispatcher, mail };
   core.info.alerts = info;
   return info;

@@ -7,18 +7,28 @@ export interface MailMessage {
 }
 
 /**
- * How other parts send mail (password reset, health alerts). The mail part replaces the default,
- * which refuses because nothing is configured. `send` resolves with the server's answer.
+ * How other parts send mail. `core.mail` is the server-wide mailer (password reset, GitOps
+ * alerts, health alerts of the operator tenant's pools); the mail part replaces the default, which
+ * refuses because nothing is configured. `send` resolves with the server's answer.
  */
 export interface MailPort {
+  /** whose settings this mailer uses: `system` or `tenant:<id>` (alert lanes, logs); absent: `system` */
+  readonly scope?: string;
   send(msg: MailMessage): Promise<{ accepted: string[]; response: string }>;
   /** true when active settings exist and are enabled */
   configured(): boolean;
   /**
-   * The `to` list of the active settings (where health and GitOps alerts go); empty when mail is
-   * off. Optional so that test doubles of the port stay valid.
+   * The `to` list of the active settings (where alerts go); empty when mail is off. Optional so
+   * that test doubles of the port stay valid.
    */
   alertRecipients?(): string[];
+  /**
+   * The mailer for health alerts of a pool: its tenant's own settings, or the server-wide ones for
+   * the operator tenant's pools (docs/alerts.md). Never another tenant's. The same object is
+   * returned for the same owner, so callers may group by it. Optional for test doubles; without
+   * it every alert uses this port.
+   */
+  forPool?(poolId: string): MailPort;
 }
 
 /** The default port: every send is refused because nothing is configured. */

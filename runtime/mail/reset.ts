@@ -11,8 +11,8 @@ export interface PasswordResetOptions {
 
 /**
  * Renders the `password-reset` template (built-in, or the operator's file in
- * `alerts.mailTemplatesDir`) and sends it to `to` through core.mail, read at call time so the
- * installed mailer is used. Resolves with the server's answer; rejects when mail is not
+ * `alerts.mailTemplatesDir`) and sends it to `to` through core.mail (the server-wide settings, never
+ * a tenant's), read at call time so the installed mailer is used. Resolves with the server's answer; rejects when mail is not
  * configured or switched off, when a template is broken, or with the SMTP error. Never logs `link`.
  */
 export async function sendPasswordReset(core: Core, to: string, link: string, opts: PasswordResetOptions = {}): Promise<{ accepted: string[]; response: string }> {

@@ -1,68 +1,132 @@
-import type { Db } from '../store/db.js';
+import type { Core } from '../app.js';
+import { conflict } from '../errors.js';
+import type { GenericRow } from '../model/types.js';
+import { getRow, rowsOf } from '../snapshot/snapshot.js';
+import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
+import { MAIL_KIND, mailRowId, type MailOwner } from './owner.js';
 import type { SecretBox } from './secret-box.js';
 import type { MailSettings } from './settings.js';
 
-interface Row {
-  host: string; port: number; from_addr: string; to_json: string; username: string; password: string | null;
-  tls: number; start_tls: number; enabled: number;
+/**
+ * A mail settings row (kind `mailsettings`, origin `api`): `mail:system` for the server-wide
+ * settings, `mail:<tenantId>` for a tenant's own. Stored in `resources`, held in the Snapshot and
+ * replicated by config sync like every row. `password` is a SecretBox value (`gcm1:…`, or
+ * `plain:…` without GSLB_SECRET_KEY), never a bare password; the kind declares it secret, so plan
+ * renderings show `[redacted]`. Times in ms.
+ */
+export interface MailSettingsRow extends GenericRow {
+  kind: 'mailsettings';
+  host: string;
+  port: number;
+  from: string;
+  to: string[];
+  username: string;
+  password: string | null;
+  tls: boolean;
+  startTls: boolean;
+  enabled: boolean;
+  updatedAt: number;
 }
 
 /** What `load` returns: the settings, plus why the stored password could not be read, if so. */
 export interface StoredMailSettings {
   settings: MailSettings;
-  /** set when a password is stored but cannot be decrypted (key missing or changed) */
+  /** set when a password is stored but cannot be opened (key missing or changed) */
   passwordError?: string;
 }
 
+/** What the store needs of the core: the Snapshot to read and the one write path. */
+export type MailCore = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
+
 /**
- * The runtime mail settings row in SQLite (migration 0003). The password is sealed with the
- * SecretBox before it is written and opened when read; it is never stored in the clear when a key
- * is set.
+ * Mail settings as rows. Reads come from the current Snapshot; writes are one-row plans through
+ * `core.apply`. The password is sealed with the SecretBox before it is written and opened when
+ * read (once per row version). Errors: 409 when a tenant's row id is taken by a row of another
+ * owner, and whatever `core.apply` throws.
  */
 export class MailSettingsStore {
-  constructor(private readonly db: Db, private readonly box: SecretBox) {}
+  private readonly opened = new WeakMap<MailSettingsRow, StoredMailSettings>();
 
-  /** The stored settings, or undefined when none are stored. */
-  load(): StoredMailSettings | undefined {
-    const r = this.db.prepare('SELECT * FROM smtp_settings WHERE id = 1').get() as Row | undefined;
+  constructor(
+    private readonly core: MailCore,
+    private readonly box: SecretBox,
+    /** the tenant recorded on the server-wide row (`tenancy.operatorTenant`) */
+    private readonly operatorTenant: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The owner's row, or undefined. A row at a tenant's id that records another tenant is not that
+   * tenant's: a tenant named `system` must never read or write the server-wide row.
+   */
+  row(owner: MailOwner): MailSettingsRow | undefined {
+    const r = getRow<MailSettingsRow>(this.core.holder.current, MAIL_KIND, mailRowId(owner));
+    if (!r || (owner.scope === 'tenant' && r.tenantId !== owner.tenantId)) return undefined;
+    return r;
+  }
+
+  /** Every settings row (start-up checks). */
+  rows(): MailSettingsRow[] {
+    return [...rowsOf<MailSettingsRow>(this.core.holder.current, MAIL_KIND).values()];
+  }
+
+  /** The owner's settings with the password opened, or undefined when none are stored. */
+  load(owner: MailOwner): StoredMailSettings | undefined {
+    const r = this.row(owner);
     if (!r) return undefined;
+    let out = this.opened.get(r);
+    if (!out) {
+      out = this.open(r);
+      this.opened.set(r, out);
+    }
+    return out;
+  }
+
+  private open(r: MailSettingsRow): StoredMailSettings {
     let password = '';
     let passwordError: string | undefined;
     if (r.password) {
       try { password = this.box.open(r.password); } catch (err) { passwordError = (err as Error).message; }
     }
     const settings: MailSettings = {
-      host: r.host, port: r.port, from: r.from_addr, to: JSON.parse(r.to_json) as string[], username: r.username, password,
-      tls: r.tls === 1, startTls: r.start_tls === 1, enabled: r.enabled === 1,
+      host: r.host, port: r.port, from: r.from, to: [...r.to], username: r.username, password,
+      tls: r.tls, startTls: r.startTls, enabled: r.enabled,
     };
     return passwordError ? { settings, passwordError } : { settings };
   }
 
   /**
-   * Replaces the stored settings. `keepSealedPassword` keeps the stored password bytes as they
-   * are (used when the request omitted the password and the stored one cannot be opened).
+   * Creates or replaces the owner's row through a one-row plan. `keepSealedPassword` keeps the
+   * stored password bytes as they are (the request omitted the password and the stored one cannot
+   * be opened on this node).
    */
-  save(s: MailSettings, now: number, keepSealedPassword = false): void {
-    const sealed = keepSealedPassword
-      ? (this.db.prepare('SELECT password FROM smtp_settings WHERE id = 1').get() as { password: string | null } | undefined)?.password ?? null
-      : s.password ? this.box.seal(s.password) : null;
-    this.db.prepare(`INSERT INTO smtp_settings (id, host, port, from_addr, to_json, username, password, tls, start_tls, enabled, updated_at)
-      VALUES (1, @host, @port, @from, @to, @username, @password, @tls, @startTls, @enabled, @now)
-      ON CONFLICT(id) DO UPDATE SET host = excluded.host, port = excluded.port, from_addr = excluded.from_addr, to_json = excluded.to_json,
-        username = excluded.username, password = excluded.password, tls = excluded.tls, start_tls = excluded.start_tls,
-        enabled = excluded.enabled, updated_at = excluded.updated_at`).run({
-      host: s.host, port: s.port, from: s.from, to: JSON.stringify(s.to), username: s.username, password: sealed,
-      tls: s.tls ? 1 : 0, startTls: s.startTls ? 1 : 0, enabled: s.enabled ? 1 : 0, now,
-    });
+  save(owner: MailOwner, s: MailSettings, keepSealedPassword = false): void {
+    const id = mailRowId(owner);
+    const cur = this.row(owner);
+    if (!cur && getRow(this.core.holder.current, MAIL_KIND, id)) {
+      throw conflict(`mail settings ${id} belong to another owner: tenant "${owner.scope === 'tenant' ? owner.tenantId : ''}" cannot have its own mail settings`);
+    }
+    const sealed = keepSealedPassword ? cur?.password ?? null : s.password ? this.box.seal(s.password) : null;
+    const row: MailSettingsRow = {
+      kind: 'mailsettings', id, origin: 'api', revision: '', tenantId: owner.scope === 'system' ? this.operatorTenant : owner.tenantId,
+      host: s.host, port: s.port, from: s.from, to: [...s.to], username: s.username, password: sealed,
+      tls: s.tls, startTls: s.startTls, enabled: s.enabled, updatedAt: this.now(),
+    };
+    const snap = this.core.holder.current;
+    const rev = this.core.apiRevision();
+    this.core.apply(cur ? planUpdate(snap, cur, row, rev) : planCreate(snap, row, rev));
   }
 
-  /** Deletes the stored settings; returns true when a row existed. */
-  clear(): boolean {
-    return this.db.prepare('DELETE FROM smtp_settings WHERE id = 1').run().changes > 0;
+  /** Deletes the owner's row through a plan; true when a row existed. */
+  clear(owner: MailOwner): boolean {
+    const cur = this.row(owner);
+    if (!cur) return false;
+    this.core.apply(planDelete(this.core.holder.current, cur, this.core.apiRevision()));
+    return true;
   }
 
-  /** The raw stored password column (tests check that it is not the clear password). */
-  rawPassword(): string | null {
-    return (this.db.prepare('SELECT password FROM smtp_settings WHERE id = 1').get() as { password: string | null } | undefined)?.password ?? null;
+  /** The stored (sealed) password of the owner's row (tests check that it is not the clear password). */
+  rawPassword(owner: MailOwner): string | null {
+    return this.row(owner)?.password ?? null;
   }
 }

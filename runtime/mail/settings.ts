@@ -61,8 +61,18 @@ export function isMailAddress(s: string): boolean {
 }
 
 /**
- * Applies defaults to a PUT body and checks what the JSON schema cannot. `stored` supplies the
- * password when the body omits it or sends it empty. Returns the settings, or the list of problems.
+ * True when two settings log in to the same relay as the same account: same host (DNS names are
+ * case-insensitive), port and username. Only then may a stored password be reused, so a changed
+ * relay never receives the credentials of the old one.
+ */
+export function sameRelay(a: Pick<MailSettings, 'host' | 'port' | 'username'>, b: Pick<MailSettings, 'host' | 'port' | 'username'>): boolean {
+  return a.host.toLowerCase() === b.host.toLowerCase() && a.port === b.port && a.username === b.username;
+}
+
+/**
+ * Applies defaults to a PUT body and checks what the JSON schema cannot. When the body omits the
+ * password or sends it empty, `stored` supplies it only if host, port and username are unchanged
+ * (`sameRelay`); otherwise no password is kept. Returns the settings, or the list of problems.
  */
 export function settingsFromInput(input: MailSettingsInput, stored: MailSettings | undefined): MailSettings | string[] {
   const problems: string[] = [];
@@ -74,9 +84,7 @@ export function settingsFromInput(input: MailSettingsInput, stored: MailSettings
   const to = (input.to ?? []).map((t) => t.trim());
   for (const t of to) if (!isMailAddress(t)) problems.push(`to: "${t}" is not a mail address`);
   if (problems.length) return problems;
-  return {
-    host: input.host.trim(), port: input.port ?? (tls ? 465 : 587), from, to, username: input.username ?? '',
-    password: input.password ? input.password : stored?.password ?? '',
-    tls, startTls, enabled: input.enabled ?? true,
-  };
+  const next = { host: input.host.trim(), port: input.port ?? (tls ? 465 : 587), username: input.username ?? '' };
+  const kept = stored && sameRelay(next, stored) ? stored.password : '';
+  return { ...next, from, to, password: input.password ? input.password : kept, tls, startTls, enabled: input.enabled ?? true };
 }

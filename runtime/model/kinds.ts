@@ -67,3 +67,5 @@ registerKind({ kind: 'service', order: 50, label: (r) => `service "${f(r, 'name'
 registerKind({ kind: 'tenant', order: 1, label: (r) => `tenant "${r.id}"` });
 registerKind({ kind: 'user', order: 2, label: (r) => `user ${f(r, 'email')}`, secretFields: ['passwordHash', 'totpSecret', 'totpPending'] });
 registerKind({ kind: 'apikey', order: 3, label: (r) => `API key "${f(r, 'name')}" of tenant ${r.tenantId}`, secretFields: ['keyHash'] });
+// Mail settings (docs/alerts.md "Mail settings"): `mail:system` server-wide, `mail:<tenantId>` per tenant; the sealed password is secret.
+registerKind({ kind: 'mailsettings', order: 4, label: (r) => `mail settings ${r.id}`, secretFields: ['password'] });

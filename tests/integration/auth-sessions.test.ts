@@ -15,7 +15,7 @@ function assertNoSecrets(text: string, secrets: Iterable<string>) {
 
 test('setup, login, cookie, sliding expiry, logout, users, reset, limits and audit', async () => {
   const audit = join((await import('node:os')).tmpdir(), `gslbd-audit-${process.pid}-${Date.now()}.log`);
-  const d = await startTestDaemon({ auth: { bcryptCost: 10, sessionTTL: '3s' } } as never, { GSLB_API_KEY: SYS, GSLB_AUDIT_LOG: audit });
+  const d = await startTestDaemon({ auth: { bcryptCost: 10, sessionTTL: '3s' }, api: { publicURL: 'https://gslb.example.test' } } as never, { GSLB_API_KEY: SYS, GSLB_AUDIT_LOG: audit });
   const secrets = new Set<string>([SYS, 'first-admin-pw', 'operator-pw-1', 'new-op-pw-12', 'reset-pw-123']);
   try {
     // setup: only while no user exists

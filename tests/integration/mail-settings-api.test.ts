@@ -74,17 +74,21 @@ test('PUT stores, applies at once, never returns the password, encrypts it at re
   assert.equal(put.body.hasPassword, true);
   assert.equal('password' in put.body, false);
   const raw = new Database(join(d.dir, 'gslbd.db'), { readonly: true });
-  const row = raw.prepare('SELECT password FROM smtp_settings').get() as { password: string };
+  const row = raw.prepare("SELECT json_extract(data, '$.password') AS password FROM resources WHERE kind = 'mailsettings' AND id = 'mail:system'").get() as { password: string };
   raw.close();
   assert.match(row.password, /^gcm1:/);
   assert.ok(!row.password.includes('pa55-word-xyz'));
   const get = await api(d.url, 'GET', '/api/v1/settings/smtp', undefined, auth);
   assert.equal(JSON.stringify(get.body).includes('pa55'), false);
   assert.equal(get.body.source, 'database');
-  // a GET body sent back with an empty password keeps the stored one
-  const again = await api(d.url, 'PUT', '/api/v1/settings/smtp', { ...get.body, username: '', password: '' }, auth);
+  // a GET body sent back with an empty password keeps the stored one (same host, port and username)
+  const again = await api(d.url, 'PUT', '/api/v1/settings/smtp', { ...get.body, password: '' }, auth);
   assert.equal(again.status, 200);
   assert.equal(again.body.hasPassword, true);
+  // another username is another account: the stored password does not follow it
+  const other = await api(d.url, 'PUT', '/api/v1/settings/smtp', { ...get.body, username: '', password: '' }, auth);
+  assert.equal(other.status, 200);
+  assert.equal(other.body.hasPassword, false);
   assert.equal(d.core.mail.configured(), true);
   assert.deepEqual(d.core.mail.alertRecipients?.(), ['ops@example.test']);
 });

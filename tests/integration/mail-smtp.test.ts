@@ -2,10 +2,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import { openDatabase } from '../../runtime/store/db.js';
+import { ResourceStore } from '../../runtime/store/resources.js';
+import { emptySnapshot } from '../../runtime/snapshot/snapshot.js';
+import { EventBus } from '../../runtime/events/bus.js';
+import { SnapshotHolder, applyPlan } from '../../controller/apply/apply.js';
 import { MailService } from '../../runtime/mail/service.js';
 import { MailSettingsStore } from '../../runtime/mail/settings-store.js';
 import { createSecretBox } from '../../runtime/mail/secret-box.js';
+import { SYSTEM_MAIL } from '../../runtime/mail/owner.js';
 import type { MailSettingsInput } from '../../runtime/mail/settings.js';
 import { makeSelfSignedCert, TestSmtp } from '../helpers/smtp.js';
 
@@ -21,10 +27,19 @@ async function server(opts: ConstructorParameters<typeof TestSmtp>[0]): Promise<
   return s;
 }
 
+/** A settings store over a fresh in-memory database and its own one write path. */
+function memoryStore(): MailSettingsStore {
+  const store = new ResourceStore(openDatabase(':memory:'));
+  const holder = new SnapshotHolder(emptySnapshot());
+  const bus = new EventBus();
+  const core = { holder, apply: (p: Parameters<typeof applyPlan>[1]) => applyPlan({ store, holder, bus }, p), apiRevision: () => `api:${randomUUID()}` };
+  return new MailSettingsStore(core, createSecretBox(undefined), 'default');
+}
+
 /** A MailService over a fresh in-memory store, with the test CA trusted (or not). */
 function mailer(input: MailSettingsInput, trustCa = true): MailService {
-  const svc = new MailService({ store: new MailSettingsStore(openDatabase(':memory:'), createSecretBox(undefined)), file: [], log, timeoutMs: 3000, ...(trustCa ? { tlsCa: cert.cert } : {}) });
-  const v = svc.put(input);
+  const svc = new MailService({ store: memoryStore(), file: [], log, timeoutMs: 3000, ...(trustCa ? { tlsCa: cert.cert } : {}) });
+  const v = svc.put(SYSTEM_MAIL, input);
   assert.ok(!Array.isArray(v), JSON.stringify(v));
   return svc;
 }
@@ -100,7 +115,7 @@ test('enabled=false switches sending off but the test message still uses the sav
   assert.deepEqual(svc.alertRecipients(), []);
   await assert.rejects(svc.send(msg), /switched off/);
   const before = plain.messages.length;
-  const r = await svc.sendTest({ to: ['t@example.test'], subject: 'test', text: 'hi' });
+  const r = await svc.sendTest(SYSTEM_MAIL, { to: ['t@example.test'], subject: 'test', text: 'hi' });
   assert.deepEqual(r.accepted, ['t@example.test']);
   await plain.waitFor(before + 1);
 });
@@ -110,8 +125,8 @@ test('file relays are tried in order: an unreachable first relay falls back to t
     { host: '127.0.0.1', port: 1, from: 'a@example.test', to: ['first@example.test'], username: '', password: '', tls: false, startTls: false, enabled: true },
     { host: '127.0.0.1', port: plain.port, from: 'a@example.test', to: ['second@example.test'], username: '', password: '', tls: false, startTls: false, enabled: true },
   ];
-  const svc = new MailService({ store: new MailSettingsStore(openDatabase(':memory:'), createSecretBox(undefined)), file, log, timeoutMs: 3000 });
-  assert.equal(svc.view().source, 'file');
+  const svc = new MailService({ store: memoryStore(), file, log, timeoutMs: 3000 });
+  assert.equal(svc.view(SYSTEM_MAIL).source, 'file');
   assert.deepEqual(svc.alertRecipients(), ['first@example.test']);
   const before = plain.messages.length;
   await svc.send({ to: ['x@example.test'], subject: 's', text: 't' });

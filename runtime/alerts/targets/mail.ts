@@ -15,27 +15,51 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
 }
 
 /**
- * The mail target: sends to the `to` recipients of the active mail settings, read at delivery
- * time so PUT /settings/smtp applies at once. Takes up to 50 queued events of one type per
- * message, so a burst of flips becomes a few mails rather than hundreds.
+ * The mail target. A health alert goes to the recipients of its pool's owner (`MailPort.forPool`:
+ * the pool's tenant's own settings, the server-wide ones for the operator tenant; never another
+ * tenant's); a GitOps rejection goes to the server-wide recipients. The owner is fixed when the
+ * event is queued (the pool may be deleted before delivery); its settings are read at delivery
+ * time, so PUT /settings/smtp applies at once. Takes up to 50 queued events of one type per call
+ * and sends one message per owner (each owner is also its own lane), so a burst of flips becomes
+ * a few mails rather than hundreds. A retried call does not resend the messages of owners that
+ * already went out.
  */
 export function mailTarget(getMail: () => MailPort, templates: MailTemplates, node: string): AlertTarget {
-  const recipients = () => {
+  const routes = new WeakMap<AlertEvent, MailPort>();
+  const sent = new WeakSet<AlertEvent>();
+  const route = (ev: AlertEvent): MailPort => {
     const m = getMail();
-    return m.configured() ? m.alertRecipients?.() ?? [] : [];
+    return ev.type === 'health_transition' && m.forPool ? m.forPool(ev.poolId) : m;
   };
+  const recipients = (m: MailPort) => (m.configured() ? m.alertRecipients?.() ?? [] : []);
   return {
     type: 'mail',
     name: 'mail',
     batch: 50,
     secrets: [],
-    accepts: () => recipients().length > 0,
-    async deliver(events) {
-      const to = recipients();
-      if (to.length === 0) return; // switched off since the event was queued
+    accepts(ev) {
+      const m = route(ev);
+      if (recipients(m).length === 0) return false;
+      routes.set(ev, m);
+      return true;
+    },
+    // one lane per owner: a tenant's failing relay never delays another tenant's or the server's mail
+    lane: (ev) => (routes.get(ev) ?? route(ev)).scope ?? 'system',
+    async deliver(events, signal) {
+      const groups = new Map<MailPort, AlertEvent[]>();
+      for (const ev of events) {
+        if (sent.has(ev)) continue;
+        const m = routes.get(ev) ?? route(ev);
+        groups.set(m, [...(groups.get(m) ?? []), ev]);
+      }
       const template = events[0]!.type === 'health_transition' ? 'alert-health' : 'alert-gitops';
-      const body = await templates.render(template, mailVars(events, node));
-      await getMail().send({ to, ...body });
+      for (const [m, group] of groups) {
+        signal?.throwIfAborted();
+        const to = recipients(m);
+        // switched off since the events were queued: nothing to send for this owner
+        if (to.length > 0) await m.send({ to, ...(await templates.render(template, mailVars(group, node))) });
+        for (const ev of group) sent.add(ev);
+      }
     },
   };
 }

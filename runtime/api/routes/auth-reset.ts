@@ -1,20 +1,27 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AuthServices } from '../../auth/services.js';
 import { checkPasswordRules, hashPassword } from '../../auth/passwords.js';
 import { badRequest } from '../../errors.js';
 import { sendPasswordReset } from '../../mail/reset.js';
 
-/** Where the link in the reset mail points: the origin of oidc.redirectUri when set, else the request's. */
-function publicOrigin(svc: AuthServices, req: FastifyRequest): string {
-  const r = svc.core.config.auth.oidc.redirectUri;
-  if (r) { try { return new URL(r).origin; } catch { /* fall through */ } }
-  return `${req.protocol}://${req.host}`;
+/** The message of the 503 answered while `api.publicURL` is unset. */
+export const NO_PUBLIC_URL = 'password reset is not available: api.publicURL is not set';
+
+/**
+ * The origin of links in mail: `api.publicURL`, or undefined when it is unset. Never the request's
+ * Host header, which a caller can forge to send a victim a link to another site.
+ */
+function publicOrigin(svc: AuthServices): string | undefined {
+  const u = svc.core.config.api.publicURL;
+  return u ? new URL(u).origin : undefined;
 }
 
 /**
  * Password reset by e-mailed single-use token (endpoints are a decision of docs/auth.md).
- * `POST /auth/password-reset` `{email}` always answers 202 (no account enumeration) unless mail is
- * not configured (503); mail goes out in the background. `POST /auth/password-reset/confirm`
+ * `POST /auth/password-reset` `{email}` always answers 202 (no account enumeration) unless
+ * `api.publicURL` is unset or the server-wide mail is not configured (503 for every address, before
+ * any lookup); mail goes out in the background through core.mail, the link is
+ * `<publicURL origin>/ui/login?reset=<token>`. `POST /auth/password-reset/confirm`
  * `{token, password}` sets the password, revokes the user's sessions and answers 204; an unknown,
  * used or expired token gets 400. The token is never logged.
  */
@@ -24,11 +31,16 @@ export function authResetRoutes(svc: AuthServices) {
       config: { public: true },
       schema: { tags: ['auth'], body: { type: 'object', properties: { email: { type: 'string', maxLength: 254 } }, required: ['email'] } },
     }, async (req, reply) => {
+      const origin = publicOrigin(svc);
+      if (!origin) {
+        req.log.warn({ reason: 'api.publicURL is not set' }, 'password reset refused');
+        return reply.status(503).send({ error: NO_PUBLIC_URL });
+      }
       if (!svc.core.mail.configured()) return reply.status(503).send({ error: 'password reset is unavailable: mail is not configured' });
       const user = svc.users.byEmail(req.body.email);
       if (user && user.authProvider === 'password') {
         const token = await svc.resets.issue(user.id);
-        const link = `${publicOrigin(svc, req)}/ui/login?reset=${encodeURIComponent(token)}`;
+        const link = `${origin}/ui/login?reset=${encodeURIComponent(token)}`;
         const log = req.log;
         // rendered from the operator-overridable `password-reset` template (docs/alerts.md)
         sendPasswordReset(svc.core, user.email, link, { displayName: user.displayName, expiresInMinutes: 30 }).then(() => log.info({ userId: user.id }, 'password reset mail sent'),

@@ -6,10 +6,17 @@ const stored: MailSettings = { host: 'old', port: 25, from: 'a@b.c', to: [], use
 
 test('settingsFromInput: defaults, password keeping, problems', () => {
   const rows: { name: string; given: Parameters<typeof settingsFromInput>[0]; want: Partial<MailSettings> | RegExp }[] = [
-    { name: 'defaults to STARTTLS on 587', given: { host: 'smtp.example.test' }, want: { port: 587, startTls: true, tls: false, enabled: true, password: 'kept' } },
+    { name: 'defaults to STARTTLS on 587', given: { host: 'smtp.example.test' }, want: { port: 587, startTls: true, tls: false, enabled: true } },
     { name: 'tls defaults to 465 without STARTTLS', given: { host: 'h', tls: true }, want: { port: 465, startTls: false, tls: true } },
-    { name: 'empty password keeps the stored one', given: { host: 'h', password: '' }, want: { password: 'kept' } },
-    { name: 'new password replaces', given: { host: 'h', password: 'new' }, want: { password: 'new' } },
+    { name: 'same relay, password omitted: kept', given: { host: 'old', port: 25, username: 'u' }, want: { password: 'kept' } },
+    { name: 'same relay, empty password: kept', given: { host: 'old', port: 25, username: 'u', password: '' }, want: { password: 'kept' } },
+    { name: 'host differs only in case: kept', given: { host: 'OLD', port: 25, username: 'u' }, want: { password: 'kept' } },
+    { name: 'other host: dropped', given: { host: 'attacker.example', port: 25, username: 'u' }, want: { password: '' } },
+    { name: 'other port: dropped', given: { host: 'old', port: 2525, username: 'u' }, want: { password: '' } },
+    { name: 'port default differs from the stored one: dropped', given: { host: 'old', username: 'u' }, want: { port: 587, password: '' } },
+    { name: 'other username: dropped', given: { host: 'old', port: 25, username: 'v' }, want: { password: '' } },
+    { name: 'other host with its own password', given: { host: 'new', port: 25, username: 'u', password: 'new' }, want: { password: 'new' } },
+    { name: 'new password replaces', given: { host: 'old', port: 25, username: 'u', password: 'new' }, want: { password: 'new' } },
     { name: 'switch off keeps the rest', given: { host: 'h', enabled: false, to: ['ops@example.test'] }, want: { enabled: false, to: ['ops@example.test'] } },
     { name: 'both TLS modes', given: { host: 'h', tls: true, startTls: true }, want: /cannot both be true/ },
     { name: 'bad recipient', given: { host: 'h', to: ['nope'] }, want: /"nope" is not a mail address/ },
