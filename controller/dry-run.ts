@@ -20,7 +20,7 @@ export function dryRun(files: readonly SourceFile[], actual: Snapshot, opts: { e
   const loaded = loadManifests(files);
   const v = validateManifests(loaded.manifests, opts.env ?? {});
   const problems = sortProblems([...loaded.problems, ...v.problems]);
-  if (problems.length === 0) problems.push(...checkAgainstActual(v.desired, actual));
+  if (problems.length === 0) problems.push(...checkAgainstActual(v.desired, actual, opts.env ?? {}));
   if (problems.length) return { valid: false, problems, manifests: loaded.manifests.length, plan: undefined };
   const plan = planChanges({
     desired: v.desired, actual, revision: opts.revision ?? 'working-tree', tenantId: DEFAULT_TENANT,

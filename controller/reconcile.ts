@@ -14,6 +14,7 @@ import { readKeyring, verifyCommitSignature, type Signer } from './verify/signat
 import { loadManifests, type Manifest } from './load/index.js';
 import { parseCacheKey, type ParseCache } from './load/manifest.js';
 import { checkAgainstActual, sortProblems, validateManifests } from './validate/validate.js';
+import { validationEnv } from './validate/names.js';
 import type { GitOpsMetrics } from './metrics.js';
 import type { GitOpsStatus, GitOpsStore } from './status.js';
 
@@ -209,8 +210,7 @@ export const reconcileLoad: Step = async (r, st) => {
   st.manifests = manifests;
   // syntax errors and schema errors are reported together: validation runs on what did parse
   if (problems.length) {
-    const lb = r.core.config.loadbalancer;
-    const more = validateManifests(manifests, { geoipDb: Boolean(lb.geoip.dbPath), asnDb: Boolean(lb.asn.dbPath) }).problems;
+    const more = validateManifests(manifests, validationEnv(r.core.config)).problems;
     throw invalid(sortProblems([...problems, ...more]));
   }
 };
@@ -218,13 +218,12 @@ export const reconcileLoad: Step = async (r, st) => {
 /** validate: schemas, unknown kinds, unique names, references, required-when rules — every problem. */
 export const reconcileValidate: Step = async (r, st) => {
   if (!st.desired) {
-    const lb = r.core.config.loadbalancer;
-    const { desired, problems } = validateManifests(st.manifests!, { geoipDb: Boolean(lb.geoip.dbPath), asnDb: Boolean(lb.asn.dbPath) });
+    const { desired, problems } = validateManifests(st.manifests!, validationEnv(r.core.config));
     if (problems.length) throw invalid(problems);
     st.desired = desired;
     r.loaded = { sha: st.sha!, stamp: r.keyringStamp(), commit: st.commit!, signer: st.signer, desired };
   }
-  const clash = checkAgainstActual(st.desired, r.core.holder.current);
+  const clash = checkAgainstActual(st.desired, r.core.holder.current, validationEnv(r.core.config));
   if (clash.length) throw invalid(clash);
 };
 

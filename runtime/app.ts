@@ -47,8 +47,8 @@ export interface Core {
   nonces: NonceStore;
   /** outbound mail; the mail part replaces the default */
   mail: MailPort;
-  /** counters that listeners fill in (e.g. open WebSocket clients) */
-  gauges: { webSocketClients: () => number };
+  /** counters that listeners fill in (e.g. open WebSocket clients: of one tenant, or all without one) */
+  gauges: { webSocketClients: (tenantId?: string | null) => number };
   /** facts parts publish about themselves (e.g. `dnsPort` actually bound); returned by startDaemon */
   info: Record<string, unknown>;
   /** cleanup callbacks run at shutdown, last registered first */

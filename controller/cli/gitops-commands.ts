@@ -3,6 +3,7 @@ import { loadConfig } from '../../runtime/config/load.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { dryRun } from '../dry-run.js';
+import { validationEnv } from '../validate/names.js';
 import type { ValidationEnv } from '../load/kinds.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import { planToJson, renderPlanText } from '../render/plan.js';
@@ -21,7 +22,7 @@ function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions 
   const file = str(flags, 'config');
   if (!file) return { env: {} };
   const c = loadConfig(file);
-  return { env: { geoipDb: Boolean(c.loadbalancer.geoip.dbPath), asnDb: Boolean(c.loadbalancer.asn.dbPath) }, safety: c.gitops.safety };
+  return { env: validationEnv(c), safety: c.gitops.safety };
 }
 
 function readDir(flags: Flags, dir: string | undefined) {

@@ -1,5 +1,6 @@
 import type { DesiredRow } from '../plan/types.js';
 import type { Manifest } from './manifest.js';
+import type { NameRules } from '../../runtime/tenancy/names.js';
 
 /** What semantic checks may know about the daemon they will run on (undefined: unknown, skip). */
 export interface ValidationEnv {
@@ -7,6 +8,8 @@ export interface ValidationEnv {
   geoipDb?: boolean | undefined;
   /** loadbalancer.asn.dbPath is set */
   asnDb?: boolean | undefined;
+  /** the daemon's name ownership rules (tenancy.delegations, reserved names) */
+  names?: NameRules | undefined;
 }
 
 /** Every valid manifest by kind and name, for cross-manifest checks. */

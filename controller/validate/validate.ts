@@ -2,7 +2,9 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv, describeAjvError, pointerToPath } from '../../runtime/config/ajv.js';
 import { loadSchema } from '../../runtime/paths.js';
 import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
-import type { ServiceRow } from '../../runtime/model/types.js';
+import { DEFAULT_TENANT, type ServiceRow } from '../../runtime/model/types.js';
+import { toFqdn } from '../../runtime/tenancy/names.js';
+import { foreignNameProblems, manifestNameProblems } from './names.js';
 import type { DesiredRow } from '../plan/types.js';
 import { lineOf } from '../../runtime/config/yaml-source.js';
 import { manifestKind, manifestKindNames, type ValidationEnv } from '../load/kinds.js';
@@ -54,8 +56,9 @@ function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
 /**
  * Validates manifests and maps them to desired rows: the envelope and the kind's schema, unknown
  * kinds, unique names per kind, then each kind's semantic checks (references resolve, ip:port unique
- * per pool, required-when rules). Collects every problem, each as `file:line: path = value: rule`,
- * sorted by file and line. `desired` is only meaningful when `problems` is empty. Pure.
+ * per pool, required-when rules, names delegated to another tenant when `env.names` is known).
+ * Collects every problem, each as `file:line: path = value: rule`, sorted by file and line.
+ * `desired` is only meaningful when `problems` is empty. Pure.
  */
 export function validateManifests(manifests: readonly Manifest[], env: ValidationEnv = {}): { desired: DesiredRow[]; problems: string[] } {
   const problems: string[] = [];
@@ -95,21 +98,34 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
     }
     if (valid.has(m)) desired.push(...k.map(m));
   }
+  problems.push(...manifestNameProblems(valid, env.names));
   return { desired, problems: problems.sort(byLocation) };
 }
 
 /**
  * Checks desired rows against the running state: a git service may not take a domain already
- * served by a REST-owned service. Returns problems naming the manifest file. Pure.
+ * served by a REST-owned service, nor, with `env.names`, an undelegated name under or above
+ * another tenant's service (docs/api.md "Name ownership"). Returns problems naming the manifest
+ * file; another tenant's service is never named (tenant roles read GitOps status). Pure.
  */
-export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot): string[] {
+export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot, env: ValidationEnv = {}): string[] {
   const apiDomains = new Map<string, ServiceRow>();
-  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) if (s.origin !== 'git') apiDomains.set(s.domain.toLowerCase(), s);
+  const foreign: ServiceRow[] = [];
+  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) {
+    if (s.origin === 'git') continue;
+    apiDomains.set(toFqdn(s.domain), s);
+    if (s.tenantId !== DEFAULT_TENANT) foreign.push(s);
+  }
   const out: string[] = [];
   for (const d of desired) {
     if (d.kind !== 'service') continue;
-    const taken = apiDomains.get(String(d.fields.domain).toLowerCase());
-    if (taken) out.push(`${d.source ?? '(unknown file)'}: Service "${d.key}": domain ${String(d.fields.domain)} is already served by service "${taken.name}" created over the REST API; delete it there first`);
+    const taken = apiDomains.get(toFqdn(String(d.fields.domain)));
+    if (!taken) continue;
+    const where = `${d.source ?? '(unknown file)'}: Service "${d.key}": domain ${String(d.fields.domain)}`;
+    out.push(taken.tenantId === DEFAULT_TENANT
+      ? `${where} is already served by service "${taken.name}" created over the REST API; delete it there first`
+      : `${where} is not available: a service of another tenant uses it`);
   }
+  if (env.names) out.push(...foreignNameProblems(desired, foreign, env.names));
   return out;
 }

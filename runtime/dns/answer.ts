@@ -7,7 +7,7 @@ import { asnOfIp, locateIp } from '../geo/lookup.js';
 import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
-import { NameMatch, buildZoneIndex, lookupName, type Zone, type ZoneIndex } from './zone-index.js';
+import { NameMatch, buildZoneIndex, lookupName, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
 
 /** What the answer path reads. */
 export interface AnswerDeps {
@@ -18,6 +18,8 @@ export interface AnswerDeps {
   rum: RumSource;
   rand: Rng;
   startedAt: number;
+  /** told once about each service row the zone index leaves out (logged at build, never per query) */
+  onUnserved?: OnUnserved;
 }
 
 /** The answer needs a database that is still loading; retry with `mayWait` false after `wait` or the deadline. */
@@ -64,7 +66,7 @@ export class Answerer {
     const s = this.deps.snapshot();
     const g = this.deps.geo;
     const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen) this.ix = buildZoneIndex(s, this.deps.config, g, gen, this.deps.startedAt, this.ix);
+    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen) this.ix = buildZoneIndex(s, this.deps.config, g, gen, this.deps.startedAt, this.ix, this.deps.onUnserved);
     return this.ix;
   }
 

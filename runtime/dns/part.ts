@@ -40,6 +40,7 @@ PARTS.push({
       geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
+      onUnserved: (row, reason) => log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served'),
     });
     core.info.setRumSource = (src: RumSource) => { rum = src; };
     const metrics = new DnsMetrics();

@@ -3,6 +3,7 @@ import type { ServiceRow } from '../model/types.js';
 import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { planService, planStatic, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
+import { nameRules, unservedReason } from '../tenancy/names.js';
 
 /** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
 export interface Zone {
@@ -41,7 +42,12 @@ export interface ZoneIndex {
   staticPlan: ServicePlan | undefined;
   /** plans by service row, reused by the next index while the row and its pool's children are unchanged */
   plans: WeakMap<ServiceRow, PlanEntry>;
+  /** service rows left out because their name is not theirs to serve, with why (runtime/tenancy/names.ts) */
+  unserved: WeakMap<ServiceRow, string>;
 }
+
+/** Told once about each service row an index leaves out (when the row first appears left out). */
+export type OnUnserved = (row: ServiceRow, reason: string) => void;
 
 interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: readonly unknown[] }
 
@@ -72,9 +78,12 @@ const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`
 /**
  * Builds the index of a snapshot. Plans of services whose row, members and geo rules are the very
  * same objects as in `prev` (snapshots share untouched rows) are reused, so a swap costs in
- * proportion to what changed. Pure apart from reading the geo databases for endpoint locations.
+ * proportion to what changed. A name is served only for the tenant that owns it: a row whose
+ * domain is delegated to another tenant, or a tenant row on a reserved name, is left out, and
+ * `onUnserved` hears of it once (not again while the same row stays left out). Pure apart from
+ * reading the geo databases for endpoint locations and calling `onUnserved`.
  */
-export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, startedAt: number, prev?: ZoneIndex): ZoneIndex {
+export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, startedAt: number, prev?: ZoneIndex, onUnserved?: OnUnserved): ZoneIndex {
   // A plan that touched no table DNS answers from (a user, an API key, a health check) keeps the
   // index and, with it, the SOA serial: secondaries see no change because there is none.
   if (prev && prev.geoGeneration === geoGeneration && DNS_TABLES.every((k) => s.rows.get(k) === prev.snapshot.rows.get(k))) {
@@ -89,7 +98,15 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
   if (main) zones.set(main.name, main);
   const services = new Map<string, { plan: ServicePlan; zone: Zone }>();
   const emptyNonTerminals = new Set<string>();
+  const names = nameRules(cfg);
+  const unserved = new WeakMap<ServiceRow, string>();
   for (const svc of rowsOf<ServiceRow>(s, 'service').values()) {
+    const why = unservedReason(names, svc);
+    if (why !== undefined) {
+      unserved.set(svc, why);
+      if (!prev?.unserved.has(svc)) onUnserved?.(svc, why);
+      continue;
+    }
     const domain = fqdn(svc.domain);
     let zone: Zone;
     if (main && isUnder(domain, main.name)) {
@@ -108,7 +125,7 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
     services.set(domain, { plan: entry.plan, zone });
   }
   const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
-  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans };
+  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved };
 }
 
 /**

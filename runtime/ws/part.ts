@@ -34,7 +34,7 @@ function publishStats(core: Core, hub: WsHub): void {
 /**
  * The WebSocket part (gslb-api.md §6): relays every bus `ws_message` (health_update, pool_update,
  * member_update, service_update) to the clients allowed to see the resource, sends `stats_update`
- * every STATS_INTERVAL_MS, and reports the open sockets through `core.gauges.webSocketClients`.
+ * every STATS_INTERVAL_MS, and reports the open sockets (per tenant) through `core.gauges.webSocketClients`.
  */
 PARTS.push({
   name: 'ws',
@@ -45,7 +45,13 @@ PARTS.push({
     const rt: WsRuntime = { hub, tokens, publishStats: () => publishStats(core, hub) };
     runtimes.set(core, rt);
     core.info.ws = rt;
-    core.gauges.webSocketClients = () => hub.size;
+    // a tenant counts only its own dashboards: another tenant's activity is not its business
+    core.gauges.webSocketClients = (tenantId) => {
+      if (tenantId === undefined || tenantId === null) return hub.size;
+      let n = 0;
+      for (const c of hub.all()) if (c.tenantId === tenantId) n++;
+      return n;
+    };
     ext.apiPlugins.push(wsRoutes(core, hub, tokens));
   },
   start: (core) => {

@@ -5,7 +5,7 @@ import { toApi } from '../../model/public.js';
 import { childrenOf } from '../../snapshot/snapshot.js';
 import { listVisible } from './access.js';
 
-/** Dashboard statistics (gslb-api.md §2) over the rows the caller may see. */
+/** Dashboard statistics (gslb-api.md §2) over the rows and live-feed clients the caller may see. */
 export function dashboardStats(core: Core, req: FastifyRequest) {
   const s = core.holder.current;
   const pools = listVisible<PoolRow>(s, req, 'pool');
@@ -25,7 +25,8 @@ export function dashboardStats(core: Core, req: FastifyRequest) {
     totalServices: listVisible(s, req, 'service').length,
     totalGeoRules: listVisible(s, req, 'georule').length,
     uptimeSeconds: Math.floor((Date.now() - core.startedAt) / 1000),
-    webSocketClients: core.gauges.webSocketClients(),
+    // the caller's tenant's dashboards only (all of them for supra-tenant callers)
+    webSocketClients: core.gauges.webSocketClients(req.principal.tenantId),
   };
 }
 
@@ -78,7 +79,9 @@ function snapshotBody(core: Core, req: FastifyRequest): string {
 
 /** GET /dashboard/stats, GET /snapshot and GET /health. */
 export const dashboardRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.get('/health', { config: { public: true }, schema: { tags: ['system'] } }, async () => ({ status: 'ok' }));
+  // `starting` while the daemon's parts (DNS among them) are still starting behind a listening API,
+  // so `gslbctl wait --ready` does not return before DNS answers (docs/demo.md)
+  app.get('/health', { config: { public: true }, schema: { tags: ['system'] } }, async () => ({ status: core.info.started === false ? 'starting' : 'ok' }));
   app.get('/dashboard/stats', { config: { permission: 'pools:read' }, schema: { tags: ['dashboard'] } }, async (req) => dashboardStats(core, req));
   app.get('/snapshot', { config: { permission: 'pools:read' }, schema: { tags: ['dashboard'] } }, async (req, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8');

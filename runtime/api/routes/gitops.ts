@@ -3,6 +3,7 @@ import type { Core } from '../../app.js';
 import { badRequest, forbidden, unauthorized } from '../../errors.js';
 import type { GitOpsController } from '../../../controller/controller.js';
 import { dryRun } from '../../../controller/dry-run.js';
+import { validationEnv } from '../../../controller/validate/names.js';
 import { planToJson, renderPlanText } from '../../../controller/render/plan.js';
 import { parsePushEvent, verifyWebhookSignature } from '../../../controller/webhook.js';
 
@@ -49,9 +50,8 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
   // a whole repo travels in this body: allow more than api.bodyLimit (authenticated callers only)
   app.post('/gitops/plan', { bodyLimit: 64 * 1024 * 1024, config: { permission: 'gitops:read' }, schema: { tags: ['gitops'], body: planBody } }, async (req) => {
     const body = req.body as { files: { path: string; text: string }[]; revision?: string };
-    const lb = core.config.loadbalancer;
     const r = dryRun(body.files, core.holder.current, {
-      env: { geoipDb: Boolean(lb.geoip.dbPath), asnDb: Boolean(lb.asn.dbPath) }, safety: core.config.gitops.safety, ...(body.revision ? { revision: body.revision } : {}),
+      env: validationEnv(core.config), safety: core.config.gitops.safety, ...(body.revision ? { revision: body.revision } : {}),
     });
     return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
   });

@@ -4,26 +4,32 @@ import type { ServiceRow } from '../../model/types.js';
 import { toApi } from '../../model/public.js';
 import { serviceFields } from '../../model/normalize.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { getRow } from '../../snapshot/snapshot.js';
-import { badRequest, conflict } from '../../errors.js';
+import { getRow, rowsOf } from '../../snapshot/snapshot.js';
+import { badRequest, conflict, forbidden } from '../../errors.js';
+import { checkNameClaim, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor, write } from './access.js';
 import { idParams, ref } from './schemas.js';
 
-/** Validates references and uniqueness that the schema cannot: the pool exists, the domain is free. */
-function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, selfId?: string): void {
+/**
+ * Validates what the schema cannot: the pool exists (and is the caller's), and the caller may use
+ * the domain (runtime/tenancy/names.ts: reserved names, delegations, one service per name, first
+ * come across tenants) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
+ */
+function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, tenant: string, selfId?: string): void {
   if (f.poolId !== null) {
     const pool = getRow(core.holder.current, 'pool', f.poolId);
     if (!pool || (req.principal.tenantId !== null && pool.tenantId !== req.principal.tenantId)) throw badRequest(`poolId: pool ${f.poolId} does not exist`);
   }
-  const other = core.holder.current.serviceByDomain.get(f.domain.toLowerCase());
-  if (other && other.id !== selfId) throw conflict(`domain ${f.domain} is already served by service "${other.name}" (${other.id})`);
+  const claim = { name: f.domain, tenant, principalTenant: req.principal.tenantId, selfId };
+  const v = checkNameClaim(nameRules(core.config), claim, rowsOf<ServiceRow>(core.holder.current, 'service').values());
+  if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
 }
 
 /** Services: bind a DNS name to a pool and an algorithm. */
 export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   app.post('/services', { config: { permission: 'pools:write' }, schema: { tags: ['services'], body: ref('ServiceBody') } }, async (req, reply) => {
     const f = serviceFields(req.body as Record<string, unknown>);
-    checkService(core, req, f);
+    checkService(core, req, f, tenantFor(req.principal));
     const row: ServiceRow = { kind: 'service', id: core.newId(), ...f, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'service', row.id)!));
@@ -36,7 +42,7 @@ export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     const { id } = req.params as { id: string };
     const cur = requireRow<ServiceRow>(core.holder.current, req, 'service', id);
     const f = serviceFields(req.body as Record<string, unknown>);
-    checkService(core, req, f, id);
+    checkService(core, req, f, cur.tenantId, id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
     return toApi(getRow(s, 'service', id)!);
   });

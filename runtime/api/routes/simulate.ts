@@ -4,6 +4,8 @@ import type { Answerer, PendingAnswer } from '../../dns/answer.js';
 import type { StepTrace } from '../../balancer/types.js';
 import { rcodeName } from '../../dns/metrics.js';
 import { buildQueryPacket, QTYPES } from '../../dns/query-packet.js';
+import { toFqdn } from '../../tenancy/names.js';
+import { notFound } from '../../errors.js';
 
 const body = {
   type: 'object',
@@ -21,11 +23,22 @@ const body = {
  * POST /simulate (permission pools:read): runs a query through the DNS server's own decoder,
  * selection and encoder, as if `clientIp` had sent it (with `ecsSubnet` as EDNS Client Subnet),
  * and returns each step's input, output and reason plus the final answer. A database still
- * loading is waited for up to `deadlineMs`, as the server does.
+ * loading is waited for up to `deadlineMs`, as the server does. A tenant principal may simulate
+ * only the names of its own tenant's services that DNS serves; any other name (another tenant's,
+ * the apex, static names, nonexistent) is the same 404, so the answer reveals nothing about it.
+ * Supra-tenant principals may simulate any name.
  */
 export const simulateRoutes = (answerer: Answerer, deadlineMs: number): FastifyPluginAsync => async (app) => {
   app.post('/simulate', { config: { permission: 'pools:read' }, schema: { tags: ['dns'], body } }, async (req) => {
     const b = req.body as { name: string; type?: string; clientIp: string; ecsSubnet?: string };
+    const name = toFqdn(b.name);
+    const tenantId = req.principal.tenantId;
+    if (tenantId !== null) {
+      // the index the answer will come from, so the row checked is the row answered
+      const ix = answerer.index();
+      const row = ix.snapshot.serviceByDomain.get(name);
+      if (!row || row.tenantId !== tenantId || ix.unserved.has(row)) throw notFound(`no service of yours is named ${name}`);
+    }
     const qtype = QTYPES[b.type ?? 'A']!;
     const packet = buildQueryPacket(b.name, qtype, b.ecsSubnet);
     const steps: StepTrace[] = [];
@@ -41,7 +54,7 @@ export const simulateRoutes = (answerer: Answerer, deadlineMs: number): FastifyP
     const opt = (reply.additionals ?? []).find((a) => a.type === 'OPT') as { options?: { code: number; scopePrefixLength?: number }[] } | undefined;
     const ecs = opt?.options?.find((o) => o.code === 8);
     return {
-      name: b.name.toLowerCase().replace(/\.?$/, '.'),
+      name,
       type: b.type ?? 'A',
       clientIp: b.clientIp,
       ecsSubnet: b.ecsSubnet ?? null,
