@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { TcpRefusal, TcpTimeoutKind } from './tcp-table.js';
 
 /** Query types counted by name; everything else is `other`. */
 const TYPES = ['A', 'AAAA', 'SOA', 'NS', 'ANY', 'other'] as const;
@@ -16,15 +17,51 @@ function rcodeIndex(rcode: number): number {
 }
 
 /**
+ * Counters of the TCP listener's limits (docs/dns.md "TCP limits"), plain numbers the transport
+ * bumps and prom-client reads at scrape time: `gslbd_dns_tcp_refused_total{reason}`,
+ * `gslbd_dns_tcp_evicted_total`, `gslbd_dns_tcp_timeouts_total{kind}` and the gauge
+ * `gslbd_dns_tcp_connections`. Every label value is exported from the start, at 0.
+ */
+export class DnsTcpMetrics {
+  refused: Record<TcpRefusal, number> = { per_source: 0, global_full: 0 };
+  timeouts: Record<TcpTimeoutKind, number> = { idle: 0, message: 0, write: 0 };
+  evicted = 0;
+  /** open connections, kept by the transport */
+  open = 0;
+
+  /** Registers the four metrics on the registry; values are read at scrape time. */
+  register(registry: Registry): void {
+    const metric = (name: string, help: string, type: 'counter' | 'gauge', values: () => { labels: Record<string, string>; value: number }[]) => ({
+      name, help, type,
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => {},
+    });
+    const byLabel = <K extends string>(label: string, rec: Record<K, number>) => () =>
+      (Object.keys(rec) as K[]).map((k) => ({ labels: { [label]: k }, value: rec[k] }));
+    for (const m of [
+      metric('gslbd_dns_tcp_refused_total', 'DNS TCP connections closed at once, by reason (per_source: the source is at dns.tcp.maxConnectionsPerSource; global_full: at dns.tcp.maxConnections with none idle)',
+        'counter', byLabel('reason', this.refused)),
+      metric('gslbd_dns_tcp_evicted_total', 'Idle DNS TCP connections closed to make room for a new one at dns.tcp.maxConnections', 'counter',
+        () => [{ labels: {}, value: this.evicted }]),
+      metric('gslbd_dns_tcp_timeouts_total', 'DNS TCP connections closed by a deadline, by kind (idle: dns.tcp.idleTimeout; message: a message not whole within dns.tcp.messageTimeout; write: an answer not read within it)',
+        'counter', byLabel('kind', this.timeouts)),
+      metric('gslbd_dns_tcp_connections', 'Open DNS TCP connections', 'gauge', () => [{ labels: {}, value: this.open }]),
+    ]) registry.registerMetric(m as never);
+  }
+}
+
+/**
  * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
  * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
- * Metrics: `gslbd_dns_queries_total{type,rcode}` and `gslbd_dns_query_duration_seconds`.
+ * Metrics: `gslbd_dns_queries_total{type,rcode}` and `gslbd_dns_query_duration_seconds`, plus `tcp`.
  */
 export class DnsMetrics {
   readonly counts = new Float64Array(TYPES.length * RCODES.length);
   readonly buckets = new Float64Array(BOUNDS.length + 1);
   sum = 0;
   count = 0;
+  /** the TCP listener's limit counters, registered with the query metrics */
+  readonly tcp = new DnsTcpMetrics();
 
   /** Counts one query (rcode -1 = dropped) and its handling time in seconds. */
   record(qtype: number, rcode: number, seconds: number): void {
@@ -36,7 +73,7 @@ export class DnsMetrics {
     this.count++;
   }
 
-  /** Registers both metrics on the registry; values are read at scrape time. */
+  /** Registers the query metrics and the TCP limit metrics on the registry; values are read at scrape time. */
   register(registry: Registry): void {
     const queries = {
       name: 'gslbd_dns_queries_total', help: 'DNS queries answered, by query type and response code', type: 'counter',
@@ -63,6 +100,7 @@ export class DnsMetrics {
     };
     registry.registerMetric(queries as never);
     registry.registerMetric(duration as never);
+    this.tcp.register(registry);
   }
 }
 

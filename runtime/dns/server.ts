@@ -1,10 +1,13 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 import type { Answerer, PendingAnswer } from './answer.js';
 import { BatchSocket, batchSupport } from './batch-socket.js';
 import { rcodeName, typeName, type DnsMetrics } from './metrics.js';
+import type { TcpMessageHandler } from './tcp-connection.js';
+import { TCP_DEFAULTS, type TcpLimits } from './tcp-table.js';
+import { createTcpTransport } from './tcp-transport.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
 
 /** Listener options. */
@@ -16,10 +19,8 @@ export interface DnsServerOptions {
   queryLog: boolean;
   log: Logger;
   metrics: DnsMetrics;
-  /** idle timeout of a TCP connection (RFC 7766 §6.2.3) */
-  tcpIdleMs?: number;
-  /** open TCP connections allowed; further connections are closed at once */
-  maxTcpClients?: number;
+  /** TCP limits (idle timeout, message deadline, total and per-source caps); TCP_DEFAULTS for those left out */
+  tcp?: Partial<TcpLimits>;
   /** the zone-transfer handler, when a transfer part installed one (read per query) */
   transfer?: () => TransferHandler | undefined;
   /**
@@ -72,7 +73,6 @@ const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !=
  */
 export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): Promise<DnsServer> {
   const fam = isIP(o.listenAddr) === 6 ? 'udp6' : 'udp4';
-  const sockets = new Set<Socket>();
 
   const finish = (t0: number, src: string, replied: boolean) => {
     const secs = (performance.now() - t0) / 1000;
@@ -86,10 +86,11 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   };
 
   // A lookup that may wait: race the database against the deadline, then answer without waiting.
-  const later = (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => {
+  // Settles once the reply is sent (TCP counts the connection busy until then).
+  const later = (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((r) => { timer = setTimeout(r, o.deadlineMs); });
-    void Promise.race([p.wait, deadline]).then(() => {
+    return Promise.race([p.wait, deadline]).then(() => {
       clearTimeout(timer);
       const r = answerer.handle(req, src, udp, false) as Buffer | null;
       if (r) send(r);
@@ -186,50 +187,34 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   const makeUdp = udpPath === 'batched' ? batchedUdp : dgramUdp;
   let udp = makeUdp();
 
-  const maxTcp = o.maxTcpClients ?? 1024;
   const frame = (b: Buffer) => { const h = Buffer.allocUnsafe(2); h.writeUInt16BE(b.length); return Buffer.concat([h, b]); };
-  const tcp: Server = createServer((sock) => {
-    if (sockets.size >= maxTcp) { sock.destroy(); return; }
-    sockets.add(sock);
-    sock.setNoDelay(true);
-    sock.setTimeout(o.tcpIdleMs ?? 10_000, () => sock.destroy());
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => sock.destroy());
-    let acc: Buffer = Buffer.alloc(0);
-    const src = sock.remoteAddress ?? '';
-    // A client that pipelines queries but never reads its replies is cut off past 1 MiB of backlog.
-    const send = (b: Buffer) => { if (sock.destroyed) return; sock.write(b); if (sock.writableLength > 1 << 20) sock.destroy(); };
-    sock.on('data', (chunk: Buffer) => {
-      acc = acc.length === 0 ? chunk : Buffer.concat([acc, chunk]);
-      while (acc.length >= 2) {
-        const len = acc.readUInt16BE(0);
-        if (acc.length < len + 2) break;
-        const msg = acc.subarray(2, len + 2);
-        acc = acc.subarray(len + 2);
-        const t0 = performance.now();
-        const xfr = o.transfer?.();
-        if (xfr && transferType(msg) !== 0) {
-          const req = Buffer.from(msg);
-          void Promise.resolve(xfr(req, src)).then((msgs) => {
-            if (msgs) for (const m of msgs) send(frame(m));
-            else { const r = answerer.handle(req, src, false, false) as Buffer | null; if (r) send(r); }
-          }, (err: unknown) => { o.log.error({ err }, 'dns zone transfer failed'); sock.destroy(); });
-          continue;
-        }
-        let r: Buffer | PendingAnswer | null;
-        try {
-          r = answerer.handle(msg, src, false, true);
-        } catch (err) {
-          o.log.error({ err }, 'dns answer failed');
-          sock.destroy();
-          return;
-        }
-        if (isPending(r)) { later(r, Buffer.from(msg), src, false, t0, send); continue; }
-        if (r) send(r);
-        finish(t0, src, r !== null);
-      }
-    });
-  });
+  // One complete TCP message: a zone transfer goes to the transfer handler, anything else to the
+  // answerer (its TCP replies carry the length prefix already).
+  const onTcpMessage: TcpMessageHandler = (msg, src, reply) => {
+    const t0 = performance.now();
+    const xfr = o.transfer?.();
+    if (xfr && transferType(msg) !== 0) {
+      const req = Buffer.from(msg);
+      return Promise.resolve(xfr(req, src)).then((msgs) => {
+        if (msgs) for (const m of msgs) reply.send(frame(m));
+        else { const r = answerer.handle(req, src, false, false) as Buffer | null; if (r) reply.send(r); }
+      }, (err: unknown) => { o.log.error({ err }, 'dns zone transfer failed'); reply.close(); });
+    }
+    let r: Buffer | PendingAnswer | null;
+    try {
+      r = answerer.handle(msg, src, false, true);
+    } catch (err) {
+      o.log.error({ err }, 'dns answer failed');
+      reply.close();
+      return undefined;
+    }
+    if (isPending(r)) return later(r, Buffer.from(msg), src, false, t0, (b) => reply.send(b));
+    if (r) reply.send(r);
+    finish(t0, src, r !== null);
+    return undefined;
+  };
+  const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tcp, onMessage: onTcpMessage });
+  const tcp = transport.server;
   tcp.on('error', (err) => o.log.error({ err }, 'dns tcp server error'));
 
   const listenTcp = (port: number) => new Promise<void>((resolve, reject) => {
@@ -257,7 +242,7 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
     port,
     udpPath,
     close: async () => {
-      for (const s of sockets) s.destroy();
+      transport.closeConnections();
       await new Promise<void>((r) => tcp.close(() => r()));
       await udp.close();
     },
