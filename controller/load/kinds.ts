@@ -1,6 +1,7 @@
 import type { DesiredRow } from '../plan/types.js';
 import type { Manifest } from './manifest.js';
 import type { NameRules } from '../../runtime/tenancy/names.js';
+import type { ScriptPolicy } from '../../runtime/model/script-policy.js';
 
 /** What semantic checks may know about the daemon they will run on (undefined: unknown, skip). */
 export interface ValidationEnv {
@@ -10,6 +11,8 @@ export interface ValidationEnv {
   asnDb?: boolean | undefined;
   /** the daemon's name ownership rules (tenancy.delegations, reserved names) */
   names?: NameRules | undefined;
+  /** health.allowScripts and health.scriptDirs (a scriptPath is resolved on this node) */
+  scripts?: ScriptPolicy | undefined;
 }
 
 /** Every valid manifest by kind and name, for cross-manifest checks. */

@@ -1,11 +1,26 @@
 import { geoRuleFields, healthCheckFields, memberCreateFields } from '../../runtime/model/normalize.js';
+import { scriptRefusal, type ScriptPolicy } from '../../runtime/model/script-policy.js';
 import type { DesiredRow } from '../plan/types.js';
-import { registerManifestKind } from './kinds.js';
+import { registerManifestKind, type Report } from './kinds.js';
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 /** Fields the REST API accepts and ignores; in a manifest they would only mislead. */
 const READ_ONLY = ['poolId', 'id', 'origin', 'revision', 'source'];
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The script rule of a manifest's health check under the daemon's policy (docs/health.md "Script
+ * checks"): git may define script checks, but only where `health.allowScripts` is true and with a
+ * `scriptPath` inside `health.scriptDirs`. Reports at the field that carries the script.
+ */
+function checkScript(hc: Obj, policy: ScriptPolicy, report: Report): void {
+  const fields = { type: typeof hc.type === 'string' ? hc.type : 'tcp', scriptPath: text(hc.scriptPath), scriptContent: text(hc.scriptContent) };
+  const refusal = scriptRefusal(fields, policy);
+  if (!refusal) return;
+  const at = policy.allow ? 'scriptPath' : fields.type === 'script' ? 'type' : fields.scriptContent ? 'scriptContent' : 'scriptPath';
+  report(['spec', 'healthCheck', at], refusal.reason);
+}
 
 /** Natural keys of pool rows (DESIGN decision 4): the planner matches on these. */
 export const poolKeys = {
@@ -41,7 +56,7 @@ registerManifestKind({
     }
     return rows;
   },
-  check(m, _index, _env, report) {
+  check(m, _index, env, report) {
     const seen = new Map<string, number>();
     list(m.spec.members).forEach((mem, i) => {
       for (const k of READ_ONLY) if (k in mem) report(['spec', 'members', i, k], `"${k}" is set by the controller; remove it from the manifest`);
@@ -66,6 +81,7 @@ registerManifestKind({
       const interval = typeof hc.intervalMs === 'number' && hc.intervalMs > 0 ? hc.intervalMs : 10000;
       const timeout = typeof hc.timeoutMs === 'number' && hc.timeoutMs > 0 ? hc.timeoutMs : 2000;
       if (timeout > interval) report(['spec', 'healthCheck', 'timeoutMs'], `must not exceed intervalMs (${interval})`);
+      if (env.scripts) checkScript(hc, env.scripts, report);
     }
   },
 });

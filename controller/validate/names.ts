@@ -4,6 +4,7 @@ import type { DesiredRow } from '../plan/types.js';
 import type { Config } from '../../runtime/config/types.js';
 import { DEFAULT_TENANT, type ServiceRow } from '../../runtime/model/types.js';
 import { checkNameClaim, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
+import { scriptPolicyOf } from '../../runtime/model/script-policy.js';
 
 /**
  * Name ownership for git manifests (docs/api.md "Name ownership"). Git rows belong to the default
@@ -15,7 +16,7 @@ import { checkNameClaim, nameRules, toFqdn, type NameRules, type NamedService } 
 
 /** What validation may know about the daemon `cfg` describes. */
 export function validationEnv(cfg: Config): ValidationEnv {
-  return { geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg) };
+  return { geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg), scripts: scriptPolicyOf(cfg.health) };
 }
 
 /** `file:line` problems of Service manifests whose domain is delegated to another tenant. Pure. */

@@ -42,6 +42,24 @@ function trustFrom(cidrs: string[]): ((addr: string) => boolean) | false {
 }
 
 /**
+ * JSON bodies with fastify's own parser (prototype-poisoning checks included), except that an
+ * empty body on a route that declares no body schema (DELETE, most POSTs without input) is no body:
+ * clients that always send `Content-Type: application/json` must not get 400 for sending nothing.
+ * A route with a body schema still answers an empty body with 400, and invalid JSON stays 400.
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body.length === 0 && req.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, body as string, done);
+  });
+}
+
+/**
  * Builds the API server: /api/v1 with the resource plugins, the auth hook, audit, one error shape,
  * and the OpenAPI document generated from the same schemas that validate requests.
  */
@@ -52,13 +70,15 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     bodyLimit: core.config.api.bodyLimit,
     trustProxy: trustFrom(core.config.api.trustedProxies),
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false },
+      // verbose: errors keep the failing value, so a message can quote it (a scope id)
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false, verbose: true },
       plugins: [addProjectFormats as never],
     },
   });
   registerErrorHandling(app);
   // The API speaks JSON only: other bodies get 415 instead of being parsed as strings.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   const chain: Authenticator[] = [];
   registerAuth(app, () => chain, () => core.systemKey === undefined, core.config.tenancy.operatorTenant);
   registerAudit(app, createAuditSink(core.env.GSLB_AUDIT_LOG, core.log));

@@ -1,18 +1,19 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { isIP } from 'node:net';
 import { parseDuration } from './duration.js';
-import { isDomainName, isFqdn, parseCidr } from '../net/ip.js';
+import { isDomainName, isFqdn, isIpAddress, isIpv4Address, parseCidr, scopeIdOf } from '../net/ip.js';
+import { isHttpUrl, isPrintableName } from './text-rules.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /**
  * Creates the one ajv instance configuration used everywhere (config file, manifests, API bodies),
- * with the project's custom formats: duration, ip, ipv4, cidr, domain, http-url.
+ * with the project's custom formats: duration, ip, ipv4, cidr, domain, fqdn, http-url, printable.
+ * `verbose` keeps the failing value on each error, so messages can quote it (a scope id).
  */
 export function createAjv(opts: { useDefaults?: boolean; coerceTypes?: boolean } = {}): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: opts.useDefaults ?? true, strict: false, coerceTypes: opts.coerceTypes ?? false });
+  const ajv = new Ajv({ allErrors: true, useDefaults: opts.useDefaults ?? true, strict: false, coerceTypes: opts.coerceTypes ?? false, verbose: true });
   return addProjectFormats(ajv);
 }
 
@@ -20,12 +21,14 @@ export function createAjv(opts: { useDefaults?: boolean; coerceTypes?: boolean }
 export function addProjectFormats(ajv: Ajv): Ajv {
   addFormats(ajv, ['uri', 'email', 'date-time']);
   ajv.addFormat('duration', { type: 'string', validate: (s: string) => parseDuration(s) !== undefined });
-  ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIP(s) !== 0 });
-  ajv.addFormat('ipv4', { type: 'string', validate: (s: string) => isIP(s) === 4 });
+  // IP literals without a scope id: an answer or a rule cannot carry `%eth0` (docs/api.md "Input rules").
+  ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIpAddress(s) });
+  ajv.addFormat('ipv4', { type: 'string', validate: (s: string) => isIpv4Address(s) });
   ajv.addFormat('cidr', { type: 'string', validate: (s: string) => parseCidr(s) !== undefined });
   ajv.addFormat('domain', { type: 'string', validate: (s: string) => isDomainName(s) });
-  ajv.addFormat('http-url', { type: 'string', validate: (s: string) => /^https?:\/\/[^\s/]+/.test(s) });
+  ajv.addFormat('http-url', { type: 'string', validate: (s: string) => isHttpUrl(s) });
   ajv.addFormat('fqdn', { type: 'string', validate: (s: string) => isFqdn(s) });
+  ajv.addFormat('printable', { type: 'string', validate: (s: string) => isPrintableName(s) });
   return ajv;
 }
 
@@ -35,9 +38,19 @@ const FORMAT_RULES: Record<string, string> = {
   ipv4: 'a valid IPv4 address',
   cidr: 'a valid CIDR such as 10.0.0.0/8',
   domain: 'a valid DNS name',
-  'http-url': 'an http or https URL',
+  'http-url': 'an http or https URL (a port, when given, in 1..65535)',
   fqdn: 'a fully qualified DNS name with a trailing dot, e.g. app.example.com.',
+  printable: 'printable text: no control characters, no invisible format characters (zero-width, bidi overrides or isolates), no line or paragraph separators',
 };
+
+/** The rule a format error breaks; an IP or CIDR with a scope id says so, quoting the scope. */
+function describeFormat(format: string, data: unknown): string {
+  if ((format === 'ip' || format === 'cidr') && typeof data === 'string') {
+    const scope = scopeIdOf(data);
+    if (scope !== undefined) return `must not carry a scope id (%${scope})`;
+  }
+  return `must be ${FORMAT_RULES[format] ?? format}`;
+}
 
 /** Renders one ajv error as `rule` text (without the path). */
 export function describeAjvError(e: ErrorObject): string {
@@ -47,7 +60,7 @@ export function describeAjvError(e: ErrorObject): string {
     case 'required':
       return `missing required key "${(e.params as { missingProperty: string }).missingProperty}"`;
     case 'format':
-      return `must be ${FORMAT_RULES[(e.params as { format: string }).format] ?? (e.params as { format: string }).format}`;
+      return describeFormat((e.params as { format: string }).format, e.data);
     case 'enum':
       return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':

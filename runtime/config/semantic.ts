@@ -1,6 +1,14 @@
-import { isIP } from 'node:net';
 import type { Config } from './types.js';
 import { parseDuration } from './duration.js';
+import { isIpAddress, scopeIdOf } from '../net/ip.js';
+import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
+
+/** The rule an IP map key breaks, or undefined when it is an IP literal without a scope id. */
+function ipKeyRule(key: string): string | undefined {
+  if (isIpAddress(key)) return undefined;
+  const scope = scopeIdOf(key);
+  return scope === undefined ? 'keys must be valid IP addresses' : `keys must not carry a scope id (%${scope})`;
+}
 
 /** One semantic problem: the key path, the bad value, and the rule it breaks. */
 export interface Problem { path: (string | number)[]; value: unknown; rule: string }
@@ -25,8 +33,14 @@ export function checkConfigSemantics(c: Config): Problem[] {
   lb.asn.rules.forEach((r, i) => {
     if (r.asn === undefined && r.org === undefined) add(['loadbalancer', 'asn', 'rules', i], r, 'each rule needs at least one of asn and org');
   });
-  for (const ip of Object.keys(lb.weights)) if (isIP(ip) === 0) add(['loadbalancer', 'weights', ip], ip, 'keys must be valid IP addresses');
-  for (const ip of Object.keys(lb.geoip.endpointLocations)) if (isIP(ip) === 0) add(['loadbalancer', 'geoip', 'endpointLocations', ip], ip, 'keys must be valid IP addresses');
+  for (const ip of Object.keys(lb.weights)) {
+    const rule = ipKeyRule(ip);
+    if (rule) add(['loadbalancer', 'weights', ip], ip, rule);
+  }
+  for (const ip of Object.keys(lb.geoip.endpointLocations)) {
+    const rule = ipKeyRule(ip);
+    if (rule) add(['loadbalancer', 'geoip', 'endpointLocations', ip], ip, rule);
+  }
 
   const h = c.health;
   const interval = parseDuration(h.checkinterval);
@@ -35,6 +49,9 @@ export function checkConfigSemantics(c: Config): Problem[] {
   if (timeout !== undefined && timeout <= 0) add(['health', 'timeout'], h.timeout, 'must be greater than 0');
   if (h.enabled && h.type === 'script' && !h.scriptPath && !h.scriptContent) add(['health', 'scriptPath'], undefined, 'scriptPath or scriptContent is required when health.type is script');
   if (h.enabled && h.type === 'webhook' && !h.webhookURL) add(['health', 'webhookURL'], undefined, 'required when health.type is webhook');
+  // The file's own script check obeys the same policy as git and the system key (docs/health.md).
+  const refusal = h.enabled && h.type === 'script' ? scriptRefusal({ type: 'script', scriptPath: h.scriptPath, scriptContent: h.scriptContent }, scriptPolicyOf(h)) : undefined;
+  if (refusal) add(h.allowScripts ? ['health', 'scriptPath'] : ['health', 'type'], h.allowScripts ? h.scriptPath : h.type, refusal.reason);
 
   const hbi = parseDuration(c.state.heartbeatInterval);
   const hbt = parseDuration(c.state.heartbeatTTL);

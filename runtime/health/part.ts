@@ -1,6 +1,7 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
 import { createCheckers, tcpProbePath } from './checkers/index.js';
+import { scriptPolicyOf } from '../model/script-policy.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
@@ -44,7 +45,7 @@ export function startHealth(core: Core): HealthRuntime {
     node: core.config.node.id,
     observe: (d, s) => metrics?.observeDetection(d, s),
   });
-  const checkers = createCheckers(log);
+  const checkers = createCheckers(log, { scripts: scriptPolicyOf(core.config.health) });
   core.info.tcpProbePath = tcpProbePath(checkers);
   const scheduler = new HealthScheduler({
     checkers,

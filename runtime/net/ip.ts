@@ -6,9 +6,30 @@ import { isIP } from 'node:net';
  * so the answer path only compares numbers.
  */
 
-/** True when `s` is a valid IPv4 or IPv6 address (no zone id, no brackets). */
+/**
+ * True when `s` is a valid IPv4 or IPv6 address with no scope id and no brackets. Node's `isIP`
+ * accepts `fe80::1%eth0`; a scope names an interface of one host, so an address with one cannot
+ * be served in an answer, matched by a rule or shared across nodes (docs/api.md "Input rules").
+ */
 export function isIpAddress(s: unknown): s is string {
-  return typeof s === 'string' && isIP(s) !== 0;
+  return typeof s === 'string' && !s.includes('%') && isIP(s) !== 0;
+}
+
+/** True when `s` is a valid IPv4 dotted quad. */
+export function isIpv4Address(s: unknown): s is string {
+  return typeof s === 'string' && isIP(s) === 4;
+}
+
+/**
+ * The scope id of an IPv6 literal or CIDR that carries one (`fe80::1%eth0` → `eth0`,
+ * `fe80::%2/64` → `2`), else undefined. Used to name the scope in the refusal.
+ */
+export function scopeIdOf(s: string): string | undefined {
+  const at = s.indexOf('%');
+  if (at < 0) return undefined;
+  const slash = s.indexOf('/', at);
+  const addr = s.slice(0, slash < 0 ? undefined : slash);
+  return isIP(addr) === 6 ? addr.slice(at + 1) : undefined;
 }
 
 /** Parses an IPv4 dotted quad into an unsigned 32-bit number, or -1 when invalid. */
@@ -59,9 +80,9 @@ export interface Cidr {
   text: string;
 }
 
-/** Parses `addr/len`. Host bits are masked off. Returns undefined when invalid. */
+/** Parses `addr/len`. Host bits are masked off. Returns undefined when invalid or scoped. */
 export function parseCidr(text: unknown): Cidr | undefined {
-  if (typeof text !== 'string') return undefined;
+  if (typeof text !== 'string' || text.includes('%')) return undefined;
   const slash = text.indexOf('/');
   if (slash < 0) return undefined;
   const addr = text.slice(0, slash);

@@ -16,7 +16,7 @@ const loginBody = {
 } as const;
 const setupBody = {
   type: 'object',
-  properties: { email: { type: 'string' }, password: { type: 'string' }, displayName: { type: 'string', maxLength: 200 } },
+  properties: { email: { type: 'string' }, password: { type: 'string' }, displayName: { type: 'string', maxLength: 200, format: 'printable' } },
   required: ['email', 'password'],
 } as const;
 

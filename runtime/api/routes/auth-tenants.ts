@@ -15,7 +15,7 @@ export function tenantRoutes(svc: AuthServices) {
 
     app.post<{ Body: { id: string; name?: string } }>('/tenants', {
       config: { permission: 'tenants:write' },
-      schema: { tags: ['tenants'], body: { type: 'object', additionalProperties: false, properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }, name: { type: 'string', maxLength: 200 } }, required: ['id'] } },
+      schema: { tags: ['tenants'], body: { type: 'object', additionalProperties: false, properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }, name: { type: 'string', maxLength: 200, format: 'printable' } }, required: ['id'] } },
     }, async (req, reply) => {
       if (!svc.tenants.create(req.body.id, req.body.name ?? req.body.id)) throw conflict(`tenant ${req.body.id} already exists`);
       return reply.status(201).send(svc.tenants.list().find((t) => t.id === req.body.id));
@@ -28,7 +28,7 @@ export function tenantRoutes(svc: AuthServices) {
 
     app.post<{ Params: { id: string }; Body: { name?: string } }>('/tenants/:id/apikeys', {
       config: { permission: 'tenants:write' },
-      schema: { tags: ['tenants'], params: tenantIdParams, body: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', maxLength: 200 } } } },
+      schema: { tags: ['tenants'], params: tenantIdParams, body: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', maxLength: 200, format: 'printable' } } } },
     }, async (req, reply) => {
       if (!svc.tenants.exists(req.params.id)) throw notFound(`tenant ${req.params.id} not found`);
       reply.header('cache-control', 'no-store');

@@ -1,20 +1,38 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { HealthCheckRow, PoolRow } from '../../model/types.js';
+import type { HealthCheckFields, HealthCheckRow, PoolRow } from '../../model/types.js';
+import type { Principal } from '../../auth/principal.js';
+import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../model/script-policy.js';
 import { toApi } from '../../model/public.js';
 import { healthCheckFields } from '../../model/normalize.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { childrenOf, getRow } from '../../snapshot/snapshot.js';
-import { notFound } from '../../errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import { requireRow, write } from './access.js';
 import { idParams, ref } from './schemas.js';
 
-/** The one health check of a pool: upsert, read, delete. */
+/**
+ * Refuses a check that carries a script unless this server allows scripts (403 for everybody when
+ * `health.allowScripts` is false), the caller is supra-tenant (system key or dev mode; every
+ * tenant principal, legacy keys included, gets 403) and a `scriptPath` resolves inside
+ * `health.scriptDirs` (403 naming them; 400 when relative or unresolvable). docs/health.md.
+ */
+function assertScriptAllowed(core: Core, principal: Principal, fields: HealthCheckFields): void {
+  if (!carriesScript(fields)) return;
+  const policy = scriptPolicyOf(core.config.health);
+  if (!policy.allow) throw forbidden(SCRIPTS_DISABLED);
+  if (principal.tenantId !== null) throw forbidden(SCRIPTS_SYSTEM_ONLY);
+  const refusal = scriptRefusal(fields, policy);
+  if (refusal) throw refusal.status === 403 ? forbidden(refusal.reason) : badRequest(refusal.reason);
+}
+
+/** The one health check of a pool: upsert, read, delete. Script checks: {@link assertScriptAllowed}. */
 export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   const current = (poolId: string) => childrenOf<HealthCheckRow>(core.holder.current, poolId, 'healthcheck')[0];
   app.put('/pools/:id/healthcheck', { config: { permission: 'pools:write' }, schema: { tags: ['healthchecks'], params: idParams, body: ref('HealthCheckBody') } }, async (req) => {
     const pool = requireRow<PoolRow>(core.holder.current, req, 'pool', (req.params as { id: string }).id);
     const fields = healthCheckFields((req.body ?? {}) as Record<string, unknown>);
+    assertScriptAllowed(core, req.principal, fields);
     const cur = current(pool.id);
     const id = cur?.id ?? core.newId();
     const row: HealthCheckRow = { kind: 'healthcheck', id, poolId: pool.id, ...fields, origin: 'api', revision: '', tenantId: pool.tenantId };

@@ -10,12 +10,12 @@ import { idParams } from './schemas.js';
 const roleSchema = { type: 'string', enum: [...ROLES] } as const;
 const createBody = {
   type: 'object', additionalProperties: false,
-  properties: { email: { type: 'string' }, displayName: { type: 'string', maxLength: 200 }, password: { type: 'string' }, role: roleSchema, tenantId: { type: 'string', minLength: 1, maxLength: 100 } },
+  properties: { email: { type: 'string' }, displayName: { type: 'string', maxLength: 200, format: 'printable' }, password: { type: 'string' }, role: roleSchema, tenantId: { type: 'string', minLength: 1, maxLength: 100 } },
   required: ['email', 'password', 'role'],
 } as const;
 const updateBody = {
   type: 'object', additionalProperties: false,
-  properties: { displayName: { type: 'string', maxLength: 200 }, role: roleSchema, password: { type: 'string' } },
+  properties: { displayName: { type: 'string', maxLength: 200, format: 'printable' }, role: roleSchema, password: { type: 'string' } },
 } as const;
 
 /** A user the caller may see (own tenant; supra-tenant callers see all), else 404. */

@@ -5,7 +5,8 @@ import { tcpChecker } from './tcp.js';
 import { NativeTcpChecker, nativeTcpChecker, TCP_PROBE_ENV } from './tcp-native.js';
 import { httpChecker } from './http.js';
 import { createIcmpChecker } from './icmp.js';
-import { scriptChecker } from './script.js';
+import { createScriptChecker } from './script.js';
+import type { ScriptPolicy } from '../../model/script-policy.js';
 import { webhookChecker } from './webhook.js';
 
 /** One checker per check type (gslb-api.md "Health check types"). `http` covers HTTPS (`tls`). */
@@ -37,18 +38,23 @@ export function tcpProbePath(checkers: CheckerSet): TcpProbePath {
   return checkers.tcp instanceof NativeTcpChecker ? 'native' : 'net';
 }
 
+/** Scripts are refused unless the daemon's configuration allows them (`health.allowScripts`). */
+const NO_SCRIPTS: ScriptPolicy = { allow: false, dirs: [] };
+
 /**
- * The daemon's checkers. `pingBinary` exists for tests of the missing-capability path; `tcpProbe`
- * forces the TCP path (default: native when available).
+ * The daemon's checkers. `scripts` is the node's script policy (`health.allowScripts`,
+ * `health.scriptDirs`; default: scripts refused), enforced by the script checker on every probe.
+ * `pingBinary` exists for tests of the missing-capability path; `tcpProbe` forces the TCP path
+ * (default: native when available).
  */
-export function createCheckers(log: Logger, opts: { pingBinary?: string; tcpProbe?: TcpProbePath } = {}): CheckerSet {
+export function createCheckers(log: Logger, opts: { pingBinary?: string; tcpProbe?: TcpProbePath; scripts?: ScriptPolicy } = {}): CheckerSet {
   return {
     tcp: selectTcpChecker(log, opts.tcpProbe),
     http: httpChecker,
     icmp: createIcmpChecker(log, opts.pingBinary),
-    script: scriptChecker,
+    script: createScriptChecker(log, opts.scripts ?? NO_SCRIPTS),
     webhook: webhookChecker,
   };
 }
 
-export { tcpChecker, httpChecker, createIcmpChecker, scriptChecker, webhookChecker };
+export { tcpChecker, httpChecker, createIcmpChecker, createScriptChecker, webhookChecker };

@@ -107,7 +107,8 @@ test('defaults from the spec fill an empty file', () => {
 
 test('health.type accepts all five check types', () => {
   for (const t of ['tcp', 'http', 'icmp', 'script', 'webhook']) {
-    const extra = t === 'script' ? ', scriptPath: /bin/true' : t === 'webhook' ? ', webhookURL: "http://127.0.0.1/hc"' : '';
+    // a script check needs scripts allowed and its file inside scriptDirs (docs/health.md "Script checks")
+    const extra = t === 'script' ? ', scriptPath: /bin/true, allowScripts: true, scriptDirs: [/bin]' : t === 'webhook' ? ', webhookURL: "http://127.0.0.1/hc"' : '';
     assert.equal(parseConfigText(`health: {enabled: true, type: ${t}${extra}}`).health.type, t);
   }
 });
