@@ -40,6 +40,9 @@ const hashIndex = (s: Snapshot) => tableIndex<ApiKeyRow>(s, 'apikey', byHashInde
  * config sync. Keys are stored as SHA-256 hex; lookups compare hashes, so the raw key never
  * reaches the database or the config stream.
  */
+/** Tenant id that names server-wide rows; never a tenant. */
+export const RESERVED_TENANT_ID = 'system';
+
 export class TenantStore {
   constructor(private readonly core: AuthCore, private readonly now: () => number = Date.now) {}
 
@@ -58,9 +61,12 @@ export class TenantStore {
     return id === DEFAULT_TENANT || getRow(this.snap, 'tenant', id) !== undefined;
   }
 
-  /** Creates a tenant through a one-row plan; false when the id is taken (`default` always is). */
+  /**
+   * Creates a tenant through a one-row plan; false when the id is taken. `default` always is, and
+   * so is `system`, which names the server-wide rows (`mail:system`): no tenant may share it.
+   */
   create(id: string, name: string): boolean {
-    if (this.exists(id)) return false;
+    if (this.exists(id) || id === RESERVED_TENANT_ID) return false;
     const row: TenantRow = { kind: 'tenant', id, tenantId: id, origin: 'api', revision: '', name, createdAt: this.now() };
     this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
     return true;

@@ -29,6 +29,8 @@ before(async () => {
     return r.body;
   };
   await ok('POST', '/api/v1/tenants', { id: 'acme', name: 'Acme' });
+  // `system` names the server-wide rows (mail:system): no tenant may take that id
+  assert.equal((await api(d.url, 'POST', '/api/v1/tenants', { id: 'system' }, sys)).status, 409);
   await ok('POST', '/api/v1/users', { email: 'admin@default.test', password: 'op-admin-pass-1', role: 'tenant_admin' });
   await ok('POST', '/api/v1/users', { email: 'alice@default.test', password: 'alice-pass-12', role: 'viewer' });
   await ok('POST', '/api/v1/users', { email: 'bob@acme.test', password: 'bob-admin-pass-1', role: 'tenant_admin', tenantId: 'acme' });
