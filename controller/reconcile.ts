@@ -342,7 +342,8 @@ function recordOutcome(r: Reconciler, st: ReconcileState, error: ReconcileError 
       st.log.warn({ drift: s.drift }, 'drift detected on git-owned resources; corrected');
     }
     r.metrics.ready.set(1);
-    st.log.info({ result: st.result, sha: st.sha, signer: st.signer?.fingerprint, ms: now - started, steps: st.timings, ...counts, forced: Boolean(st.req.force) || undefined },
+    // an unchanged head is every quiet poll: debug, so info shows what changed (docs/logging.md)
+    st.log[st.result === 'unchanged' ? 'debug' : 'info']({ result: st.result, sha: st.sha, signer: st.signer?.fingerprint, ms: now - started, steps: st.timings, ...counts, forced: Boolean(st.req.force) || undefined },
       `reconcile ${st.result}: plan creates=${counts.create} updates=${counts.update} deletes=${counts.delete}`);
   }
   try { r.store.saveStatus(s); } catch (err) { st.log.error({ err }, 'saving gitops status failed'); }

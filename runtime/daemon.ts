@@ -4,6 +4,7 @@ import { createCore, type Core } from './app.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { buildApi, createExtensions } from './api/server.js';
 import { PARTS, type Part } from './parts.js';
+import { logListening } from './log/listening.js';
 
 export interface Daemon {
   core: Core;
@@ -17,14 +18,17 @@ export interface Daemon {
 /**
  * Starts gslbd from a validated config: storage and state, every part's setup, the API (when
  * api.enabled), then every part's start. `close` stops everything in reverse order. Used by
- * `gslbd` and by the integration tests (with ports set to 0).
+ * `gslbd` and by the integration tests (with ports set to 0). `opts.info` seeds `core.info` before
+ * any setup (command-line choices parts read, e.g. `demo` for runtime/demo). `core.info.started` is
+ * false until every part has started (GET /api/v1/health answers `starting` until then).
  */
-export async function startDaemon(config: Config, opts: { log?: Logger; env?: NodeJS.ProcessEnv; parts?: Part[] } = {}): Promise<Daemon> {
+export async function startDaemon(config: Config, opts: { log?: Logger; env?: NodeJS.ProcessEnv; parts?: Part[]; info?: Record<string, unknown> } = {}): Promise<Daemon> {
   const log = opts.log ?? createLogger(config.logging);
   const core = createCore(config, log, opts.env ?? process.env);
   const parts = opts.parts ?? PARTS;
   const ext = createExtensions();
   const info = core.info;
+  Object.assign(info, opts.info, { started: false });
   try {
     for (const p of parts) await p.setup?.(core, ext);
     const api = await buildApi(core, ext);
@@ -33,7 +37,7 @@ export async function startDaemon(config: Config, opts: { log?: Logger; env?: No
       await api.listen({ host: config.api.listenAddr, port: config.api.port });
       const addr = api.server.address();
       if (addr && typeof addr === 'object') apiAddress = { host: addr.address, port: addr.port };
-      log.info({ address: apiAddress }, 'api listening');
+      if (apiAddress) logListening(log, 'api', apiAddress.host, apiAddress.port);
     } else {
       await api.ready();
     }
@@ -42,6 +46,7 @@ export async function startDaemon(config: Config, opts: { log?: Logger; env?: No
       const closer = await p.start?.(core, { api, apiAddress });
       if (closer) core.closers.push(closer);
     }
+    info.started = true;
     if (core.systemKey === undefined) log.warn('GSLB_API_KEY is unset: dev mode, every API request is a system admin');
     const close = async () => {
       for (const c of core.closers.splice(0).reverse()) {

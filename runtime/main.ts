@@ -6,6 +6,7 @@ import './parts-all.js';
 import { pathToFileURL } from 'node:url';
 import { createAdminCommand } from './auth/create-admin.js';
 import { gslbdArgSpec, gslbdUsage, versionLine } from './cli-flags.js';
+import { DEFAULT_DEMO_BACKENDS, parseDemoBackends, type DemoOptions } from './demo/options.js';
 
 /** Hooks that other parts add for one-shot commands (e.g. --create-admin). Returns an exit code or undefined. */
 export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: string) => Promise<number | undefined>)[] = [createAdminCommand];
@@ -13,8 +14,11 @@ export const COMMANDS: ((flags: Record<string, string | boolean>, configPath: st
 /** The `gslbd` entry point. Returns the exit code for one-shot commands; keeps running otherwise. */
 export async function main(argv: string[]): Promise<number | undefined> {
   let flags: Record<string, string | boolean>;
+  let demo: DemoOptions | undefined;
   try {
     ({ flags } = parseArgs(argv, gslbdArgSpec()));
+    const backends = typeof flags['demo-backends'] === 'string' ? flags['demo-backends'] : flags.demo === true ? DEFAULT_DEMO_BACKENDS : undefined;
+    if (backends !== undefined) demo = { backends: parseDemoBackends(backends) };
   } catch (err) {
     process.stderr.write(`gslbd: ${(err as Error).message}\n${gslbdUsage()}\n`);
     return 2;
@@ -29,7 +33,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   let daemon;
   try {
     const config = loadConfig(configPath);
-    daemon = await startDaemon(config);
+    daemon = await startDaemon(config, { info: demo ? { demo } : {} });
   } catch (err) {
     if (err instanceof ValidationError || err instanceof GslbError) process.stderr.write(`gslbd: ${err.message}\n`);
     else process.stderr.write(`gslbd: startup failed: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,6 +1,7 @@
 /**
  * Registers every daemon part, in start order. Each import adds itself to PARTS.
  */
+import './demo/part.js';
 import './metrics/part.js';
 import './auth/part.js';
 import './cluster/part.js';

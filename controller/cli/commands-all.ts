@@ -1,3 +1,4 @@
 /** Registers every gslbctl command. */
 import './validate-config.js';
 import './gitops-commands.js';
+import './wait.js';

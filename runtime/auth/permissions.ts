@@ -10,6 +10,8 @@ export const PERMISSIONS = [
   'cluster:read',
   // supra-tenant: managing tenants and their legacy API keys (no role has these; system key only)
   'tenants:read', 'tenants:write',
+  // stopping and starting the `gslbd --demo` backends (no role has it; system key and dev mode only)
+  'demo:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -8,6 +8,7 @@ import { simulateRoutes } from '../api/routes/simulate.js';
 import { Answerer } from './answer.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type TransferHandler } from './server.js';
+import { logListening } from '../log/listening.js';
 
 /**
  * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
@@ -67,6 +68,8 @@ PARTS.push({
     });
     core.info.dnsPort = server.port;
     core.info.dnsUdpPath = server.udpPath;
+    // UDP and TCP share the port (server.ts); one line per socket, like every other listener
+    for (const proto of ['udp', 'tcp']) logListening(core.log, `dns ${proto}`, cfg.dns.listenAddr, server.port);
     return async () => {
       for (const s of sources) s.close();
       await server.close();

@@ -1,4 +1,6 @@
 import type { EventBus, HealthTransition } from '../events/bus.js';
+import type { Logger } from '../log/logger.js';
+import { hostPort } from '../log/listening.js';
 import type { HealthEntry, HealthView } from './view.js';
 import type { ProbeRecord } from './scheduler.js';
 import type { CheckTarget } from './types.js';
@@ -20,6 +22,10 @@ export interface MonitorDeps {
   node: string;
   observe: DetectionObserver;
   now?: () => number;
+  /** where flips are logged at info (docs/logging.md); none: not logged */
+  log?: Logger;
+  /** the pool's name for the flip line (the pool id when unknown) */
+  poolName?: (poolId: string) => string | undefined;
 }
 
 interface Tracked {
@@ -32,7 +38,8 @@ interface Tracked {
  * Turns probe results into endpoint state and its effects (gslb-api.md §3). Every probe updates the
  * HealthView (score, rttMs, lastChecked). Storage is written only on a flip, plus once on the first
  * probe after a checker (re)start. A flip, in order: storage write, WebSocket `health_update`
- * (bus `ws_message`), bus `health_transition` (cluster, alerts, BGP listen there), histogram.
+ * (bus `ws_message`), bus `health_transition` (cluster, alerts, BGP listen there), histogram, and
+ * one info line `health flip` (pool id and name, member, from, to, the probe's detail).
  */
 export class HealthMonitor {
   private readonly tracked = new Map<string, Tracked>();
@@ -93,5 +100,12 @@ export class HealthMonitor {
     this.deps.bus.emit('ws_message', { type: 'health_update', payload });
     this.deps.bus.emit('health_transition', transition);
     this.deps.observe(entry.healthy ? 'up' : 'down', out.detectionMs / 1000);
+    this.deps.log?.info({
+      poolId: t.poolId, pool: this.deps.poolName?.(t.poolId) ?? t.poolId,
+      // the probed address: icmp has no port; the others probe the check's port (docs/health.md)
+      member: t.check.type === 'icmp' ? t.ip : hostPort(t.ip, t.port),
+      check: t.check.type, from: entry.healthy ? 'unhealthy' : 'healthy', to: entry.healthy ? 'healthy' : 'unhealthy',
+      detail: rec.result.detail, score: entry.score, detectionMs: out.detectionMs,
+    }, 'health flip');
   }
 }

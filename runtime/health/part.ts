@@ -6,6 +6,10 @@ import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
 import { desiredTargets } from './targets.js';
+import { STATIC_POOL_ID } from './view.js';
+import { hostPort } from '../log/listening.js';
+import { rowsOf } from '../snapshot/snapshot.js';
+import type { PoolRow } from '../model/types.js';
 import type { CheckTarget } from './types.js';
 
 /** The running health checker of a daemon, reachable for tests and the bench. */
@@ -44,6 +48,8 @@ export function startHealth(core: Core): HealthRuntime {
     bus: core.bus,
     node: core.config.node.id,
     observe: (d, s) => metrics?.observeDetection(d, s),
+    log,
+    poolName: (id) => (id === STATIC_POOL_ID ? 'static' : rowsOf<PoolRow>(core.holder.current, 'pool').get(id)?.name),
   });
   const checkers = createCheckers(log, { scripts: scriptPolicyOf(core.config.health) });
   core.info.tcpProbePath = tcpProbePath(checkers);
@@ -51,7 +57,11 @@ export function startHealth(core: Core): HealthRuntime {
     checkers,
     onResult: (rec) => {
       metrics?.countProbe(rec.target.check.type, rec.result.ok);
-      if (!rec.result.ok) log.debug({ pool: rec.target.poolId, ip: rec.target.ip, detail: rec.result.detail }, 'probe failed');
+      // every probe at debug (docs/logging.md); checked first so info level builds no object per probe
+      if (log.isLevelEnabled('debug')) {
+        const t = rec.target;
+        log.debug({ poolId: t.poolId, member: t.check.type === 'icmp' ? t.ip : hostPort(t.ip, t.port), check: t.check.type, ok: rec.result.ok, rttMs: rec.result.rttMs, detail: rec.result.detail }, 'probe');
+      }
       monitor.record(rec);
     },
   });

@@ -1,5 +1,6 @@
 import { PARTS } from '../parts.js';
 import { serveMetrics } from './server.js';
+import { logListening } from '../log/listening.js';
 
 /**
  * The metrics part: when `metrics.enablePrometheus`, serves the daemon's registry (every part's
@@ -14,7 +15,7 @@ PARTS.push({
     if (!m.enablePrometheus) return;
     const { server, port } = await serveMetrics(core.metrics, m.listenAddr, m.port);
     core.info.metricsPort = port;
-    core.log.info({ address: m.listenAddr, port }, 'metrics listening');
+    logListening(core.log, 'metrics', m.listenAddr, port);
     return () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

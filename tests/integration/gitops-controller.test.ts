@@ -181,9 +181,9 @@ describe('gitops controller against a real git http-backend', () => {
   });
 
   it('takes a member removed in git out of DNS in the same swap, triggered by the push webhook', async () => {
-    assert.ok(members().includes('192.0.2.11:443'));
-    fx.repo.write('pools/eu-west.yaml', (await import('node:fs')).readFileSync(join(EXAMPLE, 'pools/eu-west.yaml'), 'utf8').replace(/    - ipAddress: 192\.0\.2\.11\n      port: 443\n      weight: 1\n      priority: 2\n/, ''));
-    const sha = fx.repo.commit('drain 192.0.2.11', fx.ops);
+    assert.ok(members().includes('127.0.0.11:8081'));
+    fx.repo.write('pools/eu-west.yaml', (await import('node:fs')).readFileSync(join(EXAMPLE, 'pools/eu-west.yaml'), 'utf8').replace(/    - ipAddress: 127\.0\.0\.11\n      port: 8081\n      weight: 1\n      priority: 2\n/, ''));
+    const sha = fx.repo.commit('drain 127.0.0.11', fx.ops);
     const swapped = new Promise<{ members: string[]; revision: string }>((resolve) => {
       const off = d.core.bus.on('plan_applied', (e) => {
         off();
@@ -198,22 +198,22 @@ describe('gitops controller against a real git http-backend', () => {
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const e = await swapped;
     assert.equal(e.revision, sha);
-    assert.ok(!e.members.includes('192.0.2.11:443'), 'the removed member is gone from the swapped snapshot');
-    assert.ok(e.members.includes('192.0.2.10:443'));
+    assert.ok(!e.members.includes('127.0.0.11:8081'), 'the removed member is gone from the swapped snapshot');
+    assert.ok(e.members.includes('127.0.0.10:8081'));
     const pool = [...rowsOf<PoolRow>(d.core.holder.current, 'pool').values()].find((p) => p.name === 'eu-west')!;
     const listed = (await api(d.url, 'GET', `/api/v1/pools/${pool.id}/members`)).body as { ipAddress: string }[];
-    assert.deepEqual(listed.map((m) => m.ipAddress), ['192.0.2.10']);
+    assert.deepEqual(listed.map((m) => m.ipAddress), ['127.0.0.10']);
     const dnsPort = d.info.dnsPort as number | undefined;
     if (dnsPort) {
       const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+short', '+time=2', '+tries=1', 'www.example.test', 'A']);
-      assert.ok(!stdout.includes('192.0.2.11'), stdout);
+      assert.ok(!stdout.includes('127.0.0.11'), stdout);
     }
     assert.match(await d.core.metrics.metrics(), /gslbd_gitops_commit_to_serving_seconds_count\{[^}]*trigger="webhook"[^}]*\} 1/);
     good = sha;
   });
 
   it('detects drift on git rows and corrects it', async () => {
-    const m = [...rowsOf<MemberRow>(d.core.holder.current, 'member').values()].find((x) => x.ipAddress === '192.0.2.10')!;
+    const m = [...rowsOf<MemberRow>(d.core.holder.current, 'member').values()].find((x) => x.ipAddress === '127.0.0.10')!;
     // a change behind the controller's back: same revision, different weight
     const s0 = d.core.holder.current;
     const desired = [...rowsOf(s0, 'pool').values(), ...rowsOf(s0, 'member').values(), ...rowsOf(s0, 'service').values(), ...rowsOf(s0, 'healthcheck').values(), ...rowsOf(s0, 'georule').values()]
@@ -226,7 +226,7 @@ describe('gitops controller against a real git http-backend', () => {
     assert.equal(rowsOf<MemberRow>(d.core.holder.current, 'member').get(m.id)!.weight, 42);
     const s = await reconcile();
     assert.equal(s.ready, true, s.message);
-    assert.deepEqual(s.drift, ['member 192.0.2.10:443']);
+    assert.deepEqual(s.drift, ['member 127.0.0.10:8081']);
     assert.equal(rowsOf<MemberRow>(d.core.holder.current, 'member').get(m.id)!.weight, 3);
     assert.ok(d.logs.lines.some((l) => l.msg === 'drift detected on git-owned resources; corrected'));
   });
@@ -249,6 +249,6 @@ describe('gitops controller against a real git http-backend', () => {
     fx.repo.git(['checkout', '--', '.']);
     const hist = await gslbctl(['history', '--server', d.url]);
     assert.equal(hist.code, 0);
-    assert.match(hist.stdout, /drain 192\.0\.2\.11/);
+    assert.match(hist.stdout, /drain 127\.0\.0\.11/);
   });
 });

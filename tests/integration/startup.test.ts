@@ -11,7 +11,7 @@ test('gslbd starts from a config file: create a pool, a member and a service, re
   const dnsPort = await freePort();
   const cfg = readFileSync('examples/config.yaml', 'utf8')
     .replace('port: 8080', `port: ${port}`)
-    .replace('path: ./gslbd-dev.db', `path: ${join(dir, 'db.sqlite')}`)
+    .replace('path: /tmp/gslbd-quickstart/gslbd.db', `path: ${join(dir, 'db.sqlite')}`)
     .replace(/port: 5353/, `port: ${dnsPort}`)
     .replace(/metrics:\n  enablePrometheus: true/, 'metrics:\n  enablePrometheus: false')
     .replace('format: text', 'format: json');

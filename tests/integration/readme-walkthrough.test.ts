@@ -1,0 +1,161 @@
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BashSession, readmeBlock } from '../helpers/bash-session.js';
+import { refreshDist } from '../helpers/build-dist.js';
+import { dig } from '../helpers/dns-tools.js';
+import { waitFor } from '../helpers/proc.js';
+
+// The README's quick start and GitOps walk-through, run exactly as written (the blocks marked
+// `<!-- test: … -->`) by bash in the checkout, on the fixed loopback ports the README uses, so both
+// live in this one file (files run in parallel; these two must not). They must stay green: a minute
+// after the walk-through's gslbd starts, DNS still answers with healthy members. The whole file
+// has the runner's 120 s, hence the shorter window for the quick start (several check intervals).
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
+const API = 'http://127.0.0.1:8080/api/v1';
+const STAY_GREEN_MS = 60_000;
+const QUICKSTART_GREEN_MS = 8_000;
+const QUICKSTART_DIR = '/tmp/gslbd-quickstart';
+
+/** The shell a person would have: none of the test runner's or a developer's gslbd settings. */
+function shellEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['GSLB_API_KEY', 'GSLB_SERVER', 'GNUPGHOME', 'NODE_ENV', 'NODE_OPTIONS']) delete env[k];
+  return env;
+}
+
+/** Fails early, with a reason, when a port the README uses is taken (e.g. a quick start left running). */
+async function assertFree(host: string, port: number, proto: 'tcp' | 'udp'): Promise<void> {
+  const busy = (err: Error) => new Error(`${proto} ${host}:${port} is in use; the README blocks need it (${err.message})`);
+  if (proto === 'udp') {
+    const s = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => { s.once('error', (e) => reject(busy(e))); s.bind(port, host, () => resolve()); });
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+    return;
+  }
+  const s = createServer();
+  await new Promise<void>((resolve, reject) => { s.once('error', (e) => reject(busy(e))); s.listen(port, host, () => resolve()); });
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+}
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+/** PIDs of the session's background jobs (what `kill %1` will stop). */
+async function jobPids(sh: BashSession): Promise<number[]> {
+  const r = await sh.run('jobs -p', 5000);
+  return r.output.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+}
+
+/** Health flips to unhealthy in a text-format log. */
+const downFlips = (log: string) => log.split('\n').filter((l) => l.includes('health flip') && l.includes('"to":"unhealthy"'));
+
+describe('README quick start and GitOps walk-through, run as written', () => {
+  before(async () => {
+    // bin/ runs dist/, which `npm ci` builds; bring it up to date with the sources under test
+    refreshDist(ROOT);
+    for (const port of [5353, 8080, 9090]) await assertFree('127.0.0.1', port, 'tcp');
+    await assertFree('127.0.0.1', 5353, 'udp');
+    for (const host of ['127.0.0.10', '127.0.0.11']) await assertFree(host, 8081, 'tcp');
+  });
+
+  it('quick start: the demo answers, stays healthy, and stops', async () => {
+    const hadDir = existsSync(QUICKSTART_DIR);
+    const sh = new BashSession(ROOT, shellEnv());
+    let pids: number[] = [];
+    try {
+      const r = await sh.run(readmeBlock(ROOT, 'quickstart'), 45_000);
+      assert.equal(r.status, 0, `${r.output}\n${sh.stderr}`);
+      assert.match(r.output, /ready: http:\/\/127\.0\.0\.1:8080/);
+      assert.match(r.output, /^127\.0\.0\.10$/m);
+      assert.match(r.output, /^127\.0\.0\.11$/m);
+      assert.match(r.output, /demo-1 at 127\.0\.0\.10:8081/);
+      pids = await jobPids(sh);
+      assert.equal(pids.length, 1, 'one background job: gslbd');
+      // every listener is logged once, in the text format
+      for (const l of ['api', 'dns udp', 'dns tcp', 'metrics', 'demo demo-1', 'demo demo-2']) {
+        assert.equal(sh.stdout.split('\n').filter((x) => x.includes(`"listener":"${l}"`)).length, 1, `listener ${l}:\n${sh.stdout}`);
+      }
+      assert.match(sh.stdout, /INFO \(\d+\): listening \{"listener":"api","address":"127\.0\.0\.1:8080"\}/);
+
+      await new Promise((res) => setTimeout(res, QUICKSTART_GREEN_MS));
+      const a = await dig(5353, ['gslb.example.test', 'A']);
+      assert.equal(a.status, 'NOERROR');
+      assert.deepEqual([...a.answers].sort(), ['127.0.0.10', '127.0.0.11'], 'both demo backends are still answered');
+      assert.deepEqual(downFlips(sh.stdout), [], 'no endpoint went unhealthy');
+
+      const stop = await sh.run(readmeBlock(ROOT, 'quickstart-stop'), 10_000);
+      assert.equal(stop.status, 0, stop.output);
+      await waitFor(() => pids.every((p) => !alive(p)), 15_000);
+      await assertFree('127.0.0.1', 8080, 'tcp');
+      await assertFree('127.0.0.10', 8081, 'tcp');
+    } finally {
+      for (const p of pids) if (alive(p)) process.kill(p, 'SIGKILL');
+      await sh.close();
+      if (!hadDir) rmSync(QUICKSTART_DIR, { recursive: true, force: true });
+    }
+  });
+
+  it('GitOps walk-through: signed commit applied, unsigned refused, healthy a minute later, all stopped', async () => {
+    const sh = new BashSession(ROOT, shellEnv());
+    let pids: number[] = [];
+    let w = '';
+    try {
+      const started = Date.now();
+      const r = await sh.run(readmeBlock(ROOT, 'gitops'), 60_000);
+      w = (await sh.run('echo "$W"', 5000)).output.trim();
+      assert.ok(w.startsWith('/'), `W=${w}`);
+      pids = await jobPids(sh);
+      assert.equal(pids.length, 1, 'one background job: gslbd');
+      const out = r.output;
+      // the last command is `gslbctl status` of a refused head: exit 1
+      assert.equal(r.status, 1, `${out}\n${sh.stderr}`);
+      assert.match(out, /examples\/config-repo: valid \(5 files, 6 manifests/);
+      assert.match(out, /ready: http:\/\/127\.0\.0\.1:8080/);
+      assert.match(out, /Ready:\s+True \(Succeeded\)/);
+      const fpr = /signed by ([0-9A-F]{40})/.exec(out)?.[1];
+      assert.ok(fpr, out);
+      assert.match(out, /\+17 ~0 -0\s+Two regions/);
+      assert.match(out, /^127\.0\.0\.10$/m);
+      assert.match(out, /Ready:\s+False \(SignatureMissing, stalled\)/);
+      assert.match(out, /Recent rejections:[\s\S]*SignatureMissing/);
+
+      // the old example went SERVFAIL about 30 s in: look a minute after the daemon started
+      await new Promise((res) => setTimeout(res, Math.max(0, started + STAY_GREEN_MS - Date.now())));
+      const a = await dig(5353, ['www.example.test', 'A']);
+      assert.equal(a.status, 'NOERROR');
+      assert.deepEqual(a.answers, ['127.0.0.10'], 'the primary member, healthy, still answers');
+      const pools = await (await fetch(`${API}/pools`)).json() as { id: string; name: string }[];
+      for (const p of pools) {
+        const members = await (await fetch(`${API}/pools/${p.id}/status`)).json() as { ipAddress: string; healthy: boolean; lastChecked: number }[];
+        for (const m of members) {
+          assert.equal(m.healthy, true, `${p.name} ${m.ipAddress}`);
+          assert.ok(Date.now() - m.lastChecked < 10_000, `${p.name} ${m.ipAddress} is being checked`);
+        }
+      }
+      const status = await (await fetch(`${API}/gitops/status`)).json() as { reason: string; lastSigner: string };
+      assert.equal(status.reason, 'SignatureMissing', 'the unsigned head stays refused');
+      assert.equal(status.lastSigner, fpr, 'the signed revision keeps serving');
+      assert.deepEqual(downFlips(sh.stdout), [], 'no member went unhealthy');
+      assert.ok(execFileSync('pgrep', ['-f', `${w}/gnupg`], { encoding: 'utf8' }).trim() !== '', 'signing started a gpg-agent');
+
+      const stop = await sh.run(readmeBlock(ROOT, 'gitops-stop'), 20_000);
+      assert.equal(stop.status, 0, stop.output);
+      await waitFor(() => pids.every((p) => !alive(p)), 15_000);
+      await waitFor(async () => (await run('pgrep', ['-f', `${w}/gnupg`]).then(() => false, () => true)), 10_000);
+      assert.equal(existsSync(w), false, 'the walk-through directory is removed');
+      await assertFree('127.0.0.1', 8080, 'tcp');
+    } finally {
+      for (const p of pids) if (alive(p)) process.kill(p, 'SIGKILL');
+      if (w && existsSync(`${w}/gnupg`)) await run('gpgconf', ['--homedir', `${w}/gnupg`, '--kill', 'gpg-agent']).catch(() => undefined);
+      await sh.close();
+      if (w) rmSync(w, { recursive: true, force: true });
+    }
+  });
+});
