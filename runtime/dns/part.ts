@@ -8,6 +8,7 @@ import { simulateRoutes } from '../api/routes/simulate.js';
 import { Answerer } from './answer.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type TransferHandler } from './server.js';
+import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { logListening } from '../log/listening.js';
 
 /**
@@ -65,6 +66,7 @@ PARTS.push({
     const server = await startDnsServer(answerer, {
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
+      tcp: tcpLimitsFromConfig(cfg.dns.tcp),
     });
     core.info.dnsPort = server.port;
     core.info.dnsUdpPath = server.udpPath;
