@@ -1,5 +1,6 @@
 import type { Config } from './types.js';
 import { parseDuration } from './duration.js';
+import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
 
@@ -81,6 +82,14 @@ export function checkConfigSemantics(c: Config): Problem[] {
     else if (!/^https?:\/\/.+\/api\/v1\/auth\/oidc\/callback$/.test(o.redirectUri)) add(['auth', 'oidc', 'redirectUri'], o.redirectUri, 'must be a full URL ending in /api/v1/auth/oidc/callback');
   }
   if (c.gitops.repoURL && c.gitops.requireSignature && !c.gitops.keyringFile) add(['gitops', 'keyringFile'], undefined, 'required when gitops.requireSignature is true');
+  // A suffix delegated twice would silently go to the first tenant listed (runtime/tenancy/names.ts).
+  const seen = new Map<string, number>();
+  c.tenancy.delegations.forEach((d, i) => {
+    const s = toFqdn(d.suffix);
+    const first = seen.get(s);
+    if (first !== undefined) add(['tenancy', 'delegations', i, 'suffix'], d.suffix, `is already delegated by tenancy.delegations[${first}]`);
+    else seen.set(s, i);
+  });
   return out;
 }
 

@@ -33,6 +33,7 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'health type', yaml: 'health: {type: udp}', want: [/health\.type = "udp": must be one of "tcp", "http", "icmp", "script", "webhook"/] },
   { name: 'heartbeat interval duration', yaml: 'state: {heartbeatInterval: fast}', want: [/state\.heartbeatInterval = "fast": must be a duration/] },
   { name: 'heartbeat ttl duration', yaml: 'state: {heartbeatTTL: 1y}', want: [/state\.heartbeatTTL = "1y": must be a duration/] },
+  { name: 'suffix delegated twice', yaml: 'tenancy: {delegations: [{suffix: a.example., tenant: a}, {suffix: A.example, tenant: b}]}', want: [/tenancy\.delegations\.1\.suffix = "A\.example": is already delegated by tenancy\.delegations\[0\]/] },
   { name: 'heartbeat ttl above interval', yaml: 'state: {heartbeatInterval: 10s, heartbeatTTL: 5s}', want: [/state\.heartbeatTTL = "5s": must be greater than state\.heartbeatInterval/] },
   { name: 'backup interval duration', yaml: 'backup: {interval: hourly}', want: [/backup\.interval = "hourly": must be a duration/] },
   { name: 'backup keep negative', yaml: 'backup: {keep: -1}', want: [/backup\.keep = -1: must be >= 0/] },
