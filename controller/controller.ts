@@ -53,7 +53,7 @@ export class GitOpsController {
     return {
       enabled: false, repoURL: null, branch: g.branch, ready: false, reason: 'NotConfigured', message: 'gitops.repoURL is not set',
       errorClass: null, problems: [], observedRevision: null, lastAppliedRevision: this.store.lastApplied() ?? null, lastAppliedAt: null,
-      lastSigner: null, lastAttemptAt: null, lastPlan: null, drift: [], failures: 0, nextAttemptAt: null,
+      lastSigner: null, lastAttemptAt: null, lastPlan: null, drift: [], failures: 0, failingSince: null, lastError: null, nextAttemptAt: null,
     };
   }
 

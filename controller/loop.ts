@@ -1,6 +1,6 @@
 import { transient, type ReconcileError } from './errors.js';
 import type { Reconciler, ReconcileRequest } from './reconcile.js';
-import type { GitOpsStatus } from './status.js';
+import { recordFailure, type GitOpsStatus } from './status.js';
 
 export interface LoopOptions {
   intervalMs: number;
@@ -80,10 +80,15 @@ export class ReconcileLoop {
   }
 
   private async run(req: ReconcileRequest): Promise<Outcome> {
-    const p = this.reconciler.reconcile(req).catch((err: unknown): Outcome => ({
-      // reconcile() does not throw; should it ever, the loop keeps going and retries with backoff
-      status: this.reconciler.status, error: transient('ApplyFailed', (err as Error).message, { cause: err }),
-    }));
+    const p = this.reconciler.reconcile(req).catch((err: unknown): Outcome => {
+      // reconcile() does not throw; should it ever, the loop keeps going and retries with backoff,
+      // and the status still shows the failed attempt
+      const error = transient('ApplyFailed', (err as Error).message, { cause: err });
+      const status = this.reconciler.status;
+      status.ready = false; status.reason = error.reason; status.message = error.message; status.errorClass = error.errorClass;
+      recordFailure(status, Date.now(), error);
+      return { status, error };
+    });
     this.running = p;
     let out: Outcome;
     try {

@@ -16,7 +16,7 @@ import { parseCacheKey, type ParseCache } from './load/manifest.js';
 import { checkAgainstActual, sortProblems, validateManifests } from './validate/validate.js';
 import { validationEnv } from './validate/names.js';
 import type { GitOpsMetrics } from './metrics.js';
-import type { GitOpsStatus, GitOpsStore } from './status.js';
+import { recordFailure, recordSuccess, type GitOpsStatus, type GitOpsStore } from './status.js';
 
 /** What started a reconcile. A webhook carries its receipt time and the pushed SHA. */
 export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start'; receivedAt: number; after?: string | undefined }
@@ -89,6 +89,8 @@ export class Reconciler {
       errorClass: null, problems: [], observedRevision: prev?.observedRevision ?? null, lastAppliedRevision: deps.store.lastApplied() ?? null,
       lastAppliedAt: prev?.lastAppliedAt ?? null, lastSigner: prev?.lastSigner ?? null, lastAttemptAt: prev?.lastAttemptAt ?? null,
       lastPlan: prev?.lastPlan ?? null, drift: [], failures: 0, nextAttemptAt: null,
+      // a stall outlives a restart: "stalled since" keeps its start until a reconcile succeeds
+      failingSince: prev && !prev.ready ? prev.failingSince ?? null : null, lastError: prev?.lastError ?? null,
     };
   }
 
@@ -297,13 +299,19 @@ function recordOutcome(r: Reconciler, st: ReconcileState, error: ReconcileError 
   const plan = st.plan;
   const counts = plan?.counts ?? { create: 0, update: 0, delete: 0 };
   r.metrics.reconcileSeconds.observe((now - started) / 1000);
-  if (st.skip) {
-    st.log.debug({ sha: st.sha, reason: r.refused?.error.reason }, 'reconcile skipped: head was already refused');
+  if (st.skip && r.refused) {
+    // still stalled on the same head: not re-announced, but the status shows the poll happened
+    // (failures, lastAttemptAt and lastError advance; failingSince stays)
+    const e = r.refused.error;
+    s.ready = false; s.reason = e.reason; s.message = e.message; s.errorClass = e.errorClass; s.problems = e.problems;
+    recordFailure(s, now, e);
+    st.log.debug({ sha: st.sha, reason: e.reason }, 'reconcile skipped: head was already refused');
+    try { r.store.saveStatus(s); } catch (err) { st.log.error({ err }, 'saving gitops status failed'); }
     return;
   }
   if (error) {
     s.ready = false; s.reason = error.reason; s.message = error.message; s.errorClass = error.errorClass; s.problems = error.problems;
-    if (error.errorClass !== 'waiting') s.failures += 1;
+    recordFailure(s, now, error);
     r.metrics.ready.set(0);
     if (error.errorClass === 'stalled' && st.sha) {
       r.refused = { sha: st.sha, stamp: r.keyringStamp(), error };
@@ -323,7 +331,8 @@ function recordOutcome(r: Reconciler, st: ReconcileState, error: ReconcileError 
     }, `reconcile failed: ${error.reason}`);
   } else {
     const wasDrift = st.drift;
-    s.ready = true; s.reason = 'Succeeded'; s.errorClass = null; s.problems = []; s.failures = 0;
+    s.ready = true; s.reason = 'Succeeded'; s.errorClass = null; s.problems = [];
+    recordSuccess(s, now);
     s.message = st.result === 'unchanged' ? `revision ${st.sha!.slice(0, 12)} is applied; no drift`
       : wasDrift ? `revision ${st.sha!.slice(0, 12)}: corrected drift in ${plan!.changes.length} resource(s)`
         : `applied revision ${st.sha!.slice(0, 12)} (creates=${counts.create} updates=${counts.update} deletes=${counts.delete})`;

@@ -24,9 +24,39 @@ export interface GitOpsStatus {
   lastPlan: { create: number; update: number; delete: number } | null;
   /** git rows that differed from the applied commit at the last reconcile, and were corrected */
   drift: string[];
-  /** consecutive failed reconciles */
+  /** consecutive failed reconciles since the daemon started (a poll that finds the refused head again counts) */
   failures: number;
+  /**
+   * when the current run of failures began (the first failed attempt after the last success,
+   * kept across restarts); null while ready
+   */
+  failingSince: number | null;
+  /** the latest failed attempt, refreshed by every failing poll; kept after recovery for reference */
+  lastError: LastError | null;
   nextAttemptAt: number | null;
+}
+
+/** The latest failed attempt: when, why (PascalCase reason and class) and the message. */
+export interface LastError { at: number; reason: Reason; errorClass: ErrorClass; message: string }
+
+/**
+ * Records a failed attempt at `at` on `s`: failures, lastAttemptAt and lastError advance on every
+ * call (every poll of a stalled or unreachable repo), failingSince is set by the first one. A
+ * `waiting` outcome is not a failure: only lastAttemptAt moves. Mutates `s`.
+ */
+export function recordFailure(s: GitOpsStatus, at: number, e: { reason: Reason; errorClass: ErrorClass; message: string }): void {
+  s.lastAttemptAt = at;
+  if (e.errorClass === 'waiting') return;
+  s.failures += 1;
+  s.failingSince ??= at;
+  s.lastError = { at, reason: e.reason, errorClass: e.errorClass, message: e.message };
+}
+
+/** Records a successful attempt at `at`: the failure run ends (lastError stays). Mutates `s`. */
+export function recordSuccess(s: GitOpsStatus, at: number): void {
+  s.lastAttemptAt = at;
+  s.failures = 0;
+  s.failingSince = null;
 }
 
 /** A revision as `gslbctl history` shows it. */

@@ -2,3 +2,4 @@
 import './validate-config.js';
 import './gitops-commands.js';
 import './wait.js';
+import './completion.js';

@@ -28,3 +28,16 @@ export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
+
+/** A compact duration from milliseconds: `45s`, `3m12s`, `2h05m`, `3d04h` (negative clock skew reads as `0s`). */
+export function duration(ms: number): string {
+  const sec = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(sec / 86400);
+  const h = Math.floor((sec % 86400) / 3600);
+  const m = Math.floor((sec % 3600) / 60);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (d > 0) return `${d}d${pad(h)}h`;
+  if (h > 0) return `${h}h${pad(m)}m`;
+  if (m > 0) return `${m}m${pad(sec % 60)}s`;
+  return `${sec}s`;
+}

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../runtime/config/load.js';
+import { ValidationError } from '../../runtime/errors.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { dryRun } from '../dry-run.js';
@@ -10,25 +11,41 @@ import { planToJson, renderPlanText } from '../render/plan.js';
 import type { GitOpsStatus, HistoryEntry, Attempt } from '../status.js';
 import { ApiClient } from './client.js';
 import { COMMANDS, output } from './commands.js';
-import { colorDiff, isTty, progress, table, when } from './format.js';
+import { colorDiff, duration, isTty, progress, table, when } from './format.js';
 import { readManifestDir } from './manifest-dir.js';
-import { VALIDATE_DIR } from './validate-config.js';
+import { EXIT, inputError } from './exit-codes.js';
+import { countProblems, locateProblems } from './problem-output.js';
+import { formatProblem } from '../../runtime/config/problem.js';
 
 type Flags = Record<string, string | boolean>;
 const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
 
-/** Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped). */
-function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions } {
+/**
+ * Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped).
+ * Errors: exit 2 (CliError) when the file cannot be read or is not a valid configuration.
+ */
+export function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions } {
   const file = str(flags, 'config');
   if (!file) return { env: {} };
-  const c = loadConfig(file);
+  let c;
+  try {
+    c = loadConfig(file);
+  } catch (err) {
+    throw inputError(`--config ${file}: ${err instanceof ValidationError ? err.problems.join('; ') : (err as Error).message}`);
+  }
   return { env: validationEnv(c), safety: c.gitops.safety };
 }
 
-function readDir(flags: Flags, dir: string | undefined) {
-  if (!dir) throw new Error('a manifest directory is required');
+/** The manifest files under `dir`. Errors: exit 2 (CliError) when `dir` is missing or not a readable directory. */
+export function readDir(flags: Flags, dir: string | undefined) {
+  if (!dir) throw inputError('a manifest directory is required');
   progress(flags, `reading manifests under ${dir}`);
-  const files = readManifestDir(dir);
+  let files;
+  try {
+    files = readManifestDir(dir);
+  } catch (err) {
+    throw inputError((err as Error).message);
+  }
   progress(flags, `read ${files.length} file(s)`);
   return files;
 }
@@ -61,33 +78,31 @@ async function planDir(flags: Flags, dir: string | undefined): Promise<RemotePla
   return client.call<RemotePlan>('POST', '/gitops/plan', { files });
 }
 
-function printProblems(flags: Flags, dir: string, problems: string[]): void {
-  output(flags, { valid: false, dir, problems }, () => `${dir}: invalid (${problems.length} problem${problems.length === 1 ? '' : 's'})\n  - ${problems.join('\n  - ')}`);
+/**
+ * Manifests that cannot be planned (diff, apply): with `-o json` `{valid: false, dir, problems}`,
+ * else the compiler lines of `validate` on stdout (in place of the plan) and a summary on stderr.
+ * Returns 2: the input could not be used.
+ */
+function printProblems(flags: Flags, dir: string, problems: string[]): number {
+  const located = locateProblems(problems, dir);
+  const lines = located.map(formatProblem);
+  if (flags.o === 'json') {
+    output(flags, { valid: false, dir, problems: lines }, () => '');
+  } else {
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stderr.write(`${dir}: invalid (${countProblems(located)}); nothing to diff\n`);
+  }
+  return EXIT.INPUT;
 }
-
-/** `gslbctl validate DIR`: offline manifest validation. Exit 0 valid, 1 invalid. */
-VALIDATE_DIR.run = async (flags, args) => {
-  const dir = args[0]!;
-  const files = readDir(flags, dir);
-  const { env } = fromConfig(flags);
-  const r = dryRun(files, emptySnapshot(), { env });
-  if (!r.valid) { printProblems(flags, dir, r.problems); return 1; }
-  const counts = new Map<string, number>();
-  for (const c of r.plan!.changes) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
-  output(flags, { valid: true, dir, problems: [], files: files.length, manifests: r.manifests, resources: Object.fromEntries(counts) },
-    () => `${dir}: valid (${files.length} files, ${r.manifests} manifests: ${summary || 'no resources'})`);
-  return 0;
-};
 
 COMMANDS.diff = {
   usage: 'diff DIR [--server URL | --db FILE] [--config FILE]',
-  summary: 'show what applying DIR would change (exit 0 none, 1 changes, 2 error)',
+  summary: 'show what applying DIR would change (exit 0 none, 1 changes, 2 invalid manifests or input, 3 daemon unreachable)',
   values: ['server', 'db', 'config'],
   booleans: [],
   async run(flags, args) {
     const r = await planDir(flags, args[0]);
-    if (!r.valid) { printProblems(flags, args[0]!, r.problems); return 2; }
+    if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const counts = (r.plan as { counts: { create: number; update: number; delete: number } }).counts;
     output(flags, r.plan, () => (isTty() ? colorDiff(r.text) : r.text).trimEnd());
     return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
@@ -96,25 +111,35 @@ COMMANDS.diff = {
 
 COMMANDS.apply = {
   usage: 'apply DIR --dry-run [--server URL | --db FILE] [--config FILE]',
-  summary: 'show the plan for DIR with its safety verdict; applies nothing (commit to the config repo to apply)',
+  summary: 'show the plan for DIR with its safety verdict; applies nothing (exit 0 would apply, 1 would be held back)',
   values: ['server', 'db', 'config'],
   booleans: ['dry-run'],
   async run(flags, args) {
     if (!flags['dry-run']) {
       process.stderr.write('gslbctl apply: only --dry-run is supported; the config repo is the source of truth: commit and push, then run `gslbctl reconcile`\n');
-      return 2;
+      return EXIT.INPUT;
     }
     const r = await planDir(flags, args[0]);
-    if (!r.valid) { printProblems(flags, args[0]!, r.problems); return 2; }
+    if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const safe = (r.plan as { safety: { safe: boolean } }).safety.safe;
     output(flags, r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'})`);
     return safe ? 0 : 1;
   },
 };
 
-function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }): string {
+/** How long the controller has been stalled or failing: `Stalled for 3m12s since 2026-…Z`, or undefined when it is not. */
+export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' | 'failingSince'>, now = Date.now()): string | undefined {
+  if (s.ready || !s.failingSince) return undefined;
+  const label = s.errorClass === 'stalled' ? 'Stalled' : s.errorClass === 'waiting' ? 'Waiting' : 'Failing';
+  return `${label} for ${duration(now - s.failingSince)} since ${when(s.failingSince)}`;
+}
+
+/** The `gslbctl status` text (also after `reconcile`). `now` is the client's clock. */
+export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }, now = Date.now()): string {
+  const since = renderFailingSince(s, now);
   const lines = [
     `Ready:          ${s.ready ? 'True' : 'False'} (${s.reason}${s.errorClass ? `, ${s.errorClass}` : ''})`,
+    ...(since ? [since] : []),
     `Message:        ${s.message}`,
     `Source:         ${s.repoURL ?? '-'} @ ${s.branch}`,
     `Observed:       ${s.observedRevision ?? '-'}`,
@@ -122,6 +147,7 @@ function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }): strin
     `Last attempt:   ${when(s.lastAttemptAt)}${s.failures ? ` (${s.failures} consecutive failure${s.failures === 1 ? '' : 's'})` : ''}`,
     `Next attempt:   ${when(s.nextAttemptAt)}`,
   ];
+  if (!s.ready && s.lastError) lines.push(`Last error:     ${when(s.lastError.at)} ${s.lastError.reason}: ${s.lastError.message.split('\n')[0]!.slice(0, 200)}`);
   if (s.problems.length) lines.push('Problems:', ...s.problems.map((p) => `  - ${p}`));
   if (s.drift.length) lines.push('Drift corrected:', ...s.drift.map((d) => `  - ${d}`));
   const rej = s.recentRejections ?? [];
@@ -134,7 +160,7 @@ function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }): strin
 
 COMMANDS.status = {
   usage: 'status [--server URL]',
-  summary: 'the GitOps controller status: ready, last applied and refused revisions (exit 1 when not ready)',
+  summary: 'the GitOps controller status: ready, since when stalled, last applied and refused revisions (exit 1 when not ready)',
   values: ['server'],
   booleans: [],
   async run(flags) {
@@ -202,7 +228,7 @@ COMMANDS.explain = {
   async run(flags, args) {
     const name = args[0];
     const client = str(flags, 'client');
-    if (!name || !client) throw new Error('usage: explain NAME --client IP');
+    if (!name || !client) throw inputError('usage: explain NAME --client IP');
     const ecs = str(flags, 'ecs');
     const r = await new ApiClient(str(flags, 'server')).call<Simulated>('POST', '/simulate', { name, clientIp: client, type: str(flags, 'type') ?? 'A', ...(ecs ? { ecsSubnet: ecs } : {}) });
     output(flags, r, () => renderExplain(r));

@@ -5,10 +5,18 @@ import type { SourceFile } from '../source/git-source.js';
 /**
  * Every `*.yaml` file under `dir` (recursively, hidden folders skipped), with paths relative to
  * `dir` and `/` separators, sorted — the same view the controller has of a commit's pathPrefix.
- * Errors: throws when `dir` is not a readable directory.
+ * Errors: throws, naming `dir` and why (no such directory, not a directory, no permission), when
+ * `dir` is not a readable directory.
  */
 export function readManifestDir(dir: string): SourceFile[] {
-  if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? `${dir}: no such directory` : `${dir}: cannot read (${code ?? (err as Error).message})`);
+  }
+  if (!isDir) throw new Error(`${dir}: not a directory (give the folder that holds the manifests)`);
   const out: SourceFile[] = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {

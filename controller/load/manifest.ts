@@ -1,4 +1,5 @@
-import { lineOf, parseYamlDocuments, type YamlSource } from '../../runtime/config/yaml-source.js';
+import { positionOf, parseYamlDocuments, type YamlSource } from '../../runtime/config/yaml-source.js';
+import { formatProblem, formatValue } from '../../runtime/config/problem.js';
 import type { SourceFile } from '../source/git-source.js';
 
 /** One document of the config repo, with where it came from. */
@@ -13,14 +14,8 @@ export interface Manifest {
   src: YamlSource;
 }
 
-/** A problem in the manifests: `file:line: path = value: rule`. */
+/** Problems in the manifests, each formatted `file:line:col: path = value: what (rule)` (runtime/config/problem.ts). */
 export type Problems = string[];
-
-function formatValue(v: unknown): string {
-  if (v === undefined) return '(unset)';
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
 
 /** The value at `path` in a document. */
 export function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
@@ -32,11 +27,26 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): unkn
   return cur;
 }
 
-/** Renders a problem at a path of a document: `file:line: spec.members.1.port = 70000: rule`. */
-export function problemAt(src: YamlSource, path: (string | number)[], rule: string, value: unknown = valueAt(src.value, path)): string {
-  const line = lineOf(src, path);
+/** How a problem is placed and labelled beyond its text (all optional). */
+export interface ProblemOptions {
+  /** rule id shown in parentheses; `semantic` (a kind's own rule) when not given */
+  rule?: string;
+  /** point at the key of the last path segment instead of its value (unknown keys) */
+  at?: 'key' | 'value';
+  /** leave out `= value` (the text quotes it already) */
+  omitValue?: boolean;
+}
+
+/**
+ * Renders a problem at a path of a document: `file:line:col: spec.members.1.port = 70000: must be
+ * <= 65535 (range)`. The place is the value's (or, with `at: 'key'`, the key's), else the nearest
+ * existing parent's.
+ */
+export function problemAt(src: YamlSource, path: (string | number)[], rule: string, value: unknown = valueAt(src.value, path), opts: ProblemOptions = {}): string {
+  const pos = positionOf(src, path, opts.at);
   const key = path.length ? path.join('.') : '(document)';
-  return `${src.file}${line ? `:${line}` : ''}: ${key} = ${formatValue(value)}: ${rule}`;
+  const message = opts.omitValue ? `${key}: ${rule}` : `${key} = ${formatValue(value)}: ${rule}`;
+  return formatProblem({ file: src.file, line: pos?.line ?? 0, col: pos?.col ?? 0, message, rule: opts.rule ?? 'semantic' });
 }
 
 /** Parsed files by `path` and blob id, reused across commits (YAML parsing dominates large loads). */
@@ -46,11 +56,11 @@ export type ParseCache = Map<string, ReturnType<typeof parseYamlDocuments>>;
 export const parseCacheKey = (path: string, oid: string) => `${path}\u0000${oid}`;
 
 /**
- * Parses every file into manifest documents. YAML syntax errors come back as `file:line` problems
- * (all of them, not the first); documents that are not mappings are problems too. Envelope fields
- * are read loosely here; the envelope schema checks them in validation. With `cache`, files whose
- * blob id was parsed before are not parsed again, and `cache` is left holding exactly this set's
- * files. Pure apart from the cache.
+ * Parses every file into manifest documents. A file with a YAML syntax error yields one problem
+ * (its first error) and no manifests, so nothing else is reported for that file; documents that
+ * are not mappings are problems too. Envelope fields are read loosely here; the envelope schema
+ * checks them in validation. With `cache`, files whose blob id was parsed before are not parsed
+ * again, and `cache` is left holding exactly this set's files. Pure apart from the cache.
  */
 export function loadManifests(files: readonly SourceFile[], cache?: ParseCache): { manifests: Manifest[]; problems: Problems } {
   const manifests: Manifest[] = [];
@@ -60,13 +70,17 @@ export function loadManifests(files: readonly SourceFile[], cache?: ParseCache):
     const key = f.oid ? parseCacheKey(f.path, f.oid) : undefined;
     const parsed = (key && cache?.get(key)) || parseYamlDocuments(f.text, f.path);
     if (key) next.set(key, parsed);
-    const { docs, errors } = parsed;
-    problems.push(...errors);
-    for (const src of docs) {
+    // the earliest error; the parser's later ones on a broken file are mostly echoes of it
+    const first = [...parsed.syntax].sort((a, b) => a.line - b.line || a.col - b.col)[0];
+    if (first) {
+      problems.push(formatProblem({ file: f.path, line: first.line, col: first.col, message: `YAML syntax error: ${first.message}`, rule: 'yaml-syntax' }));
+      continue;
+    }
+    for (const src of parsed.docs) {
       const v = src.value;
       if (v === null || v === undefined) continue;
       if (typeof v !== 'object' || Array.isArray(v)) {
-        problems.push(`${f.path}:${lineOf(src, []) ?? 1}: (document): a manifest must be a mapping with apiVersion, kind, metadata and spec`);
+        problems.push(problemAt(src, [], 'a manifest must be a mapping with apiVersion, kind, metadata and spec', v, { rule: 'document-shape', omitValue: true }));
         continue;
       }
       const raw = v as Record<string, unknown>;

@@ -1,5 +1,6 @@
-import type { ValidateFunction } from 'ajv';
-import { createAjv, describeAjvError, pointerToPath } from '../../runtime/config/ajv.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { addProjectFormats, pointerToPath } from '../../runtime/config/ajv.js';
+import { describeSchemaError, sortProblemStrings } from '../../runtime/config/problem.js';
 import { loadSchema } from '../../runtime/paths.js';
 import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { DEFAULT_TENANT, type ServiceRow } from '../../runtime/model/types.js';
@@ -11,7 +12,8 @@ import { manifestKind, manifestKindNames, type ValidationEnv } from '../load/kin
 import { problemAt, type Manifest } from '../load/manifest.js';
 import '../load/index.js';
 
-const ajv = createAjv({ useDefaults: false });
+// verbose: errors carry the failing schema and value, so messages can name what was expected
+const ajv = addProjectFormats(new Ajv({ allErrors: true, useDefaults: false, strict: false, verbose: true }));
 for (const f of ['resources.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
 const envelope = ajv.getSchema('manifest.v1.schema.json')!;
 const compiled = new Map<string, ValidateFunction>();
@@ -26,16 +28,9 @@ function schemaFor(file: string): ValidateFunction {
   return v;
 }
 
-/** Orders `file:line: …` problems by file, then line number (stable for equal places). */
+/** Orders `file:line:col: …` problems by file, then line, then column (stable for equal places); in place. */
 export function sortProblems(problems: string[]): string[] {
-  return problems.sort(byLocation);
-}
-
-function byLocation(a: string, b: string): number {
-  const pa = /^([^:]*):(\d+)?/.exec(a);
-  const pb = /^([^:]*):(\d+)?/.exec(b);
-  if (pa?.[1] !== pb?.[1]) return (pa?.[1] ?? '') < (pb?.[1] ?? '') ? -1 : 1;
-  return Number(pa?.[2] ?? 0) - Number(pb?.[2] ?? 0);
+  return sortProblemStrings(problems);
 }
 
 function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
@@ -47,7 +42,9 @@ function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
     if (e.keyword === 'anyOf' && (validate.errors ?? []).some((x) => x !== e && x.instancePath === e.instancePath && x.keyword !== 'anyOf')) continue;
     const path = pointerToPath(e.instancePath);
     if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
-    const text = problemAt(m.src, path, describeAjvError(e));
+    const d = describeSchemaError(e);
+    const rule = path.length === 1 && path[0] === 'apiVersion' ? 'api-version' : d.rule;
+    const text = problemAt(m.src, path, d.text, undefined, { rule, at: d.at, omitValue: d.omitValue });
     if (!seen.has(text)) { seen.add(text); out.push(text); }
   }
   return out;
@@ -57,8 +54,8 @@ function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
  * Validates manifests and maps them to desired rows: the envelope and the kind's schema, unknown
  * kinds, unique names per kind, then each kind's semantic checks (references resolve, ip:port unique
  * per pool, required-when rules, names delegated to another tenant when `env.names` is known).
- * Collects every problem, each as `file:line: path = value: rule`, sorted by file and line.
- * `desired` is only meaningful when `problems` is empty. Pure.
+ * Collects every problem, each as `file:line:col: path = value: what (rule)`, sorted by file, line
+ * and column. `desired` is only meaningful when `problems` is empty. Pure.
  */
 export function validateManifests(manifests: readonly Manifest[], env: ValidationEnv = {}): { desired: DesiredRow[]; problems: string[] } {
   const problems: string[] = [];
@@ -70,7 +67,7 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
     if (!k) {
       const env0 = schemaProblems(m, envelope);
       problems.push(...env0);
-      if (m.kind !== '' || env0.length === 0) problems.push(problemAt(m.src, ['kind'], `unknown kind; known kinds: ${manifestKindNames().join(', ')}`));
+      if (m.kind !== '' || env0.length === 0) problems.push(problemAt(m.src, ['kind'], `unknown kind; known kinds: ${manifestKindNames().join(', ')}`, undefined, { rule: 'unknown-kind' }));
       continue;
     }
     const found = schemaProblems(m, schemaFor(k.schema));
@@ -80,7 +77,7 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
       if (!byName) index.set(m.kind, (byName = new Map()));
       const first = byName.get(m.name);
       if (first) {
-        problems.push(problemAt(m.src, ['metadata', 'name'], `${m.kind} "${m.name}" is already declared at ${first.file}:${lineOf(first.src, ['metadata', 'name']) ?? 1}; names are unique per kind`));
+        problems.push(problemAt(m.src, ['metadata', 'name'], `${m.kind} "${m.name}" is already declared at ${first.file}:${lineOf(first.src, ['metadata', 'name']) ?? 1}; names are unique per kind`, undefined, { rule: 'unique-name' }));
         continue;
       }
       byName.set(m.name, m);
@@ -99,7 +96,7 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
     if (valid.has(m)) desired.push(...k.map(m));
   }
   problems.push(...manifestNameProblems(valid, env.names));
-  return { desired, problems: problems.sort(byLocation) };
+  return { desired, problems: sortProblemStrings(problems) };
 }
 
 /**

@@ -156,9 +156,9 @@ describe('gitops controller against a real git http-backend', () => {
     fx.repo.commit('broken manifests', fx.ops);
     const s = await expectRefused('ManifestsInvalid');
     const problems = s.problems as string[];
-    assert.ok(problems.some((p) => /^pools\/bad-port\.yaml:8: spec\.members\.0\.port = 70000: must be <= 65535/.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /^pools\/bad-port\.yaml:8:13: spec\.members\.0\.port = 70000: must be <= 65535 \(range\)$/.test(p)), problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('pools/broken.yaml:')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('services/dangling.yaml:7: spec.pool = "nowhere"')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('services/dangling.yaml:7:9: spec.pool = "nowhere"')), problems.join('\n'));
     const cli = await gslbctl(['status', '--server', d.url]);
     assert.match(cli.stdout, /pools\/bad-port\.yaml:8:/);
     fx.repo.resetTo(good);

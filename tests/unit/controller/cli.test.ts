@@ -43,8 +43,9 @@ test('validate DIR: the example repo is valid; a broken copy lists every problem
   assert.equal(r.code, 1);
   const body = JSON.parse(r.out) as { valid: boolean; problems: string[] };
   assert.equal(body.valid, false);
-  // the bad domain, and the name clash: broken.yaml sorts first, so www.yaml's "www" is the duplicate
-  assert.deepEqual(body.problems.map((p) => p.split(': ')[0]), ['services/broken.yaml:5', 'services/www.yaml:6']);
+  // the bad domain, and the name clash: broken.yaml sorts first, so www.yaml's "www" is the duplicate;
+  // paths start with the folder as given, so each line opens from where gslbctl ran
+  assert.deepEqual(body.problems.map((p) => p.split(': ')[0]), [`${bad}/services/broken.yaml:5:11`, `${bad}/services/www.yaml:6:9`]);
 });
 
 test('diff DIR --db FILE: 0 when the database matches, 1 with changes (unified diff), 2 for invalid manifests', async () => {
