@@ -10,11 +10,11 @@ const cfg = validateConfigObject({
       { suffix: 'acme.example.test', tenant: 'acme' },
       { suffix: 'shop.acme.example.test.', tenant: 'beta' },
       { suffix: 'beta.test', tenant: 'beta' },
-      { suffix: 'BETA.test', tenant: 'acme' },
     ],
   },
 });
-const rules = nameRules(cfg);
+// A suffix listed twice is refused by the config check; the rules themselves keep the first.
+const rules = nameRules({ ...cfg, tenancy: { ...cfg.tenancy, delegations: [...cfg.tenancy.delegations, { suffix: 'BETA.test', tenant: 'acme' }] } });
 const strict = nameRules(validateConfigObject({ tenancy: { requireDelegation: true, operatorTenant: 'ops', delegations: [{ suffix: 'acme.test', tenant: 'acme' }] } }));
 
 test('the owner of a name is the tenant of its longest delegated suffix (table)', () => {
