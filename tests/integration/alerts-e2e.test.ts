@@ -1,10 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { Recorder } from '../helpers/recorder.js';
 import { TestSmtp } from '../helpers/smtp.js';
+import { startHttpMember, stopHttpMember } from '../helpers/http-member.js';
 
 // A real member behind the real health checker: its HTTP server stops, then comes back.
 const MEMBER_IP = '127.0.0.31';
@@ -13,14 +14,9 @@ let memberPort = 0;
 let hook: Recorder, pd: Recorder, smtp: TestSmtp;
 let d: TestDaemon;
 
-function startMember(port = 0): Promise<Server> {
-  const srv = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-  return new Promise((resolve, reject) => { srv.once('error', reject); srv.listen(port, MEMBER_IP, () => resolve(srv)); });
-}
+const startMember = (port = 0): Promise<Server> => startHttpMember(MEMBER_IP, port);
 async function stopMember(): Promise<void> {
-  if (!member) return;
-  member.closeAllConnections();
-  await new Promise<void>((r) => member!.close(() => r()));
+  await stopHttpMember(member);
   member = undefined;
 }
 before(async () => {

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/proc.js';
@@ -8,6 +8,7 @@ import { Recorder } from '../helpers/recorder.js';
 import { TestSmtp } from '../helpers/smtp.js';
 import { ALERT_RETRY_DELAYS_MS } from '../../runtime/alerts/dispatcher.js';
 import { ALERT_RETRY_ENV } from '../../runtime/alerts/retry-schedule.js';
+import { startHttpMember, stopHttpMember } from '../helpers/http-member.js';
 
 // Alert delivery isolation through the real daemon and the real health checker: among the
 // targets are a receiver that refuses connections, one that accepts and never answers, and one
@@ -49,14 +50,9 @@ let member: Server | undefined;
 let memberPort = 0;
 const flips: { at: number; healthy: boolean }[] = [];
 
-function startMember(port = 0): Promise<Server> {
-  const srv = createServer((_req, res) => res.writeHead(200).end('ok'));
-  return new Promise((resolve, reject) => { srv.once('error', reject); srv.listen(port, MEMBER_IP, () => resolve(srv)); });
-}
+const startMember = (port = 0): Promise<Server> => startHttpMember(MEMBER_IP, port);
 async function stopMember(): Promise<void> {
-  if (!member) return;
-  member.closeAllConnections();
-  await new Promise<void>((r) => member!.close(() => r()));
+  await stopHttpMember(member);
   member = undefined;
 }
 /** Resolves once `cond` holds; rejects with `what` after `ms`. */
