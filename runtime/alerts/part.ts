@@ -2,7 +2,7 @@ import type { Core } from '../app.js';
 import type { ApiExtensions } from '../api/server.js';
 import { settingsSmtpRoutes } from '../api/routes/settings-smtp.js';
 import { SYSTEM_MAIL } from '../mail/owner.js';
-import { createSecretBox } from '../mail/secret-box.js';
+import { createPasswordBox } from '../mail/password-box.js';
 import { MailService } from '../mail/service.js';
 import { MailSettingsStore } from '../mail/settings-store.js';
 import { fromFileItem } from '../mail/settings.js';
@@ -29,7 +29,7 @@ export interface AlertsInfo {
  */
 export function setupAlerts(core: Core, ext: Pick<ApiExtensions, 'apiPlugins'>): AlertsInfo {
   const log = core.log.child({ component: 'alerts' });
-  const box = createSecretBox(core.env.GSLB_SECRET_KEY);
+  const box = createPasswordBox(core.env.GSLB_SECRET_KEY);
   const operatorTenant = core.config.tenancy.operatorTenant;
   const store = new MailSettingsStore(core, box, operatorTenant);
   const mail = new MailService({

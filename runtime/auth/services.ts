@@ -3,7 +3,7 @@ import { parseDuration } from '../config/duration.js';
 import { GslbError } from '../errors.js';
 import { LoginLimiter } from './login-limiter.js';
 import type { OidcClient } from './oidc.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../crypto/secret-box.js';
 import { SessionService } from './sessions.js';
 import { TenantStore } from './tenant-store.js';
 import { ResetTokens } from './reset-tokens.js';

@@ -18,7 +18,7 @@ export interface UserRecord extends GenericRow {
   role: Role;
   passwordHash: string | null;
   authProvider: 'password' | 'oidc';
-  /** encrypted TOTP secret once verified (see secret-box.ts) */
+  /** encrypted TOTP secret once verified (see runtime/crypto/secret-box.ts) */
   totpSecret: string | null;
   /** encrypted secret between /auth/totp/setup and /auth/totp/verify */
   totpPending: string | null;

@@ -4,15 +4,15 @@ import type { GenericRow } from '../model/types.js';
 import { getRow, rowsOf } from '../snapshot/snapshot.js';
 import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
 import { MAIL_KIND, mailRowId, type MailOwner } from './owner.js';
-import type { SecretBox } from './secret-box.js';
+import type { PasswordBox } from './password-box.js';
 import type { MailSettings } from './settings.js';
 
 /**
  * A mail settings row (kind `mailsettings`, origin `api`): `mail:system` for the server-wide
  * settings, `mail:<tenantId>` for a tenant's own. Stored in `resources`, held in the Snapshot and
- * replicated by config sync like every row. `password` is a SecretBox value (`gcm1:…`, or
- * `plain:…` without GSLB_SECRET_KEY), never a bare password; the kind declares it secret, so plan
- * renderings show `[redacted]`. Times in ms.
+ * replicated by config sync like every row. `password` is a PasswordBox value (`v2:…`, older
+ * rows `gcm1:…`, or `plain:…` without GSLB_SECRET_KEY), never a bare password; the kind declares it
+ * secret, so plan renderings show `[redacted]`. Times in ms.
  */
 export interface MailSettingsRow extends GenericRow {
   kind: 'mailsettings';
@@ -40,7 +40,7 @@ export type MailCore = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
 
 /**
  * Mail settings as rows. Reads come from the current Snapshot; writes are one-row plans through
- * `core.apply`. The password is sealed with the SecretBox before it is written and opened when
+ * `core.apply`. The password is sealed with the PasswordBox before it is written and opened when
  * read (once per row version). Errors: 409 when a tenant's row id is taken by a row of another
  * owner, and whatever `core.apply` throws.
  */
@@ -49,7 +49,7 @@ export class MailSettingsStore {
 
   constructor(
     private readonly core: MailCore,
-    private readonly box: SecretBox,
+    private readonly box: PasswordBox,
     /** the tenant recorded on the server-wide row (`tenancy.operatorTenant`) */
     private readonly operatorTenant: string,
     private readonly now: () => number = Date.now,

@@ -46,7 +46,7 @@ test('TOTP: enrol, login needs the code, one step of skew, no replay, PUT clears
     // stored encrypted (in the user row of `resources`)
     const row = d.core.db.prepare("SELECT json_extract(data, '$.totpSecret') AS totp_secret FROM resources WHERE kind = 'user' AND json_extract(data, '$.email') = ?")
       .get('t@example.test') as { totp_secret: string };
-    assert.ok(row.totp_secret.startsWith('v1:') && !row.totp_secret.includes(secret));
+    assert.ok(row.totp_secret.startsWith('v2:') && !row.totp_secret.includes(secret));
 
     // password alone: 401 {error, mfaRequired: true}
     const noCode = await api(d.url, 'POST', '/api/v1/auth/login', { email: 't@example.test', password: 'totp-user-pw1' });

@@ -76,7 +76,7 @@ test('PUT stores, applies at once, never returns the password, encrypts it at re
   const raw = new Database(join(d.dir, 'gslbd.db'), { readonly: true });
   const row = raw.prepare("SELECT json_extract(data, '$.password') AS password FROM resources WHERE kind = 'mailsettings' AND id = 'mail:system'").get() as { password: string };
   raw.close();
-  assert.match(row.password, /^gcm1:/);
+  assert.match(row.password, /^v2:/);
   assert.ok(!row.password.includes('pa55-word-xyz'));
   const get = await api(d.url, 'GET', '/api/v1/settings/smtp', undefined, auth);
   assert.equal(JSON.stringify(get.body).includes('pa55'), false);

@@ -10,7 +10,7 @@ import { EventBus } from '../../runtime/events/bus.js';
 import { SnapshotHolder, applyPlan } from '../../controller/apply/apply.js';
 import { MailService } from '../../runtime/mail/service.js';
 import { MailSettingsStore } from '../../runtime/mail/settings-store.js';
-import { createSecretBox } from '../../runtime/mail/secret-box.js';
+import { createPasswordBox } from '../../runtime/mail/password-box.js';
 import { SYSTEM_MAIL } from '../../runtime/mail/owner.js';
 import type { MailSettingsInput } from '../../runtime/mail/settings.js';
 import { makeSelfSignedCert, TestSmtp } from '../helpers/smtp.js';
@@ -33,7 +33,7 @@ function memoryStore(): MailSettingsStore {
   const holder = new SnapshotHolder(emptySnapshot());
   const bus = new EventBus();
   const core = { holder, apply: (p: Parameters<typeof applyPlan>[1]) => applyPlan({ store, holder, bus }, p), apiRevision: () => `api:${randomUUID()}` };
-  return new MailSettingsStore(core, createSecretBox(undefined), 'default');
+  return new MailSettingsStore(core, createPasswordBox(undefined), 'default');
 }
 
 /** A MailService over a fresh in-memory store, with the test CA trusted (or not). */

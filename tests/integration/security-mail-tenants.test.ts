@@ -112,7 +112,7 @@ test('settings rows are plan rows: in the snapshot, with a recorded revision, se
   const acme = getRow<MailSettingsRow>(snap, 'mailsettings', 'mail:acme')!;
   assert.deepEqual([server.tenantId, server.origin, acme.tenantId, acme.origin], ['default', 'api', 'acme', 'api']);
   for (const row of [server, acme]) {
-    assert.match(String(row.password), /^gcm1:/, 'sealed with GSLB_SECRET_KEY');
+    assert.match(String(row.password), /^v2:/, 'sealed with GSLB_SECRET_KEY');
     const rev = d.core.db.prepare('SELECT origin FROM revisions WHERE revision = ?').get(row.revision) as { origin: string } | undefined;
     assert.equal(rev?.origin, 'api', `revision ${row.revision} is recorded`);
   }

@@ -40,7 +40,7 @@ export function requireSessionUser(svc: AuthServices, req: FastifyRequest): User
 export function openTotpSecret(svc: AuthServices, sealed: string): string {
   if (!svc.box) throw new GslbError('API_INTERNAL', 'TOTP cannot be checked on this node: GSLB_SECRET_KEY is not set');
   try {
-    return svc.box.open(sealed);
+    return svc.box.open(sealed, 'totp');
   } catch (err) {
     throw new GslbError('API_INTERNAL', 'TOTP cannot be checked on this node: GSLB_SECRET_KEY differs from the key the secret was sealed with', { cause: err });
   }

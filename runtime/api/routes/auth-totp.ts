@@ -16,7 +16,7 @@ export function authTotpRoutes(svc: AuthServices) {
       const user = requireSessionUser(svc, req);
       if (!svc.box) throw conflict('TOTP cannot be enrolled: GSLB_SECRET_KEY is not set on the server');
       const t = await newTotpSecret(user.email);
-      svc.users.update(user.id, { totpPending: svc.box.seal(t.secret) });
+      svc.users.update(user.id, { totpPending: svc.box.seal(t.secret, 'totp') });
       reply.header('cache-control', 'no-store');
       return { secret: t.secret, otpauthUrl: t.otpauthUrl, qrPng: t.qrPng };
     });

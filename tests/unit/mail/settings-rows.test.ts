@@ -10,7 +10,7 @@ import { EventBus } from '../../../runtime/events/bus.js';
 import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
 import { planToJson, renderPlanText } from '../../../controller/render/plan.js';
 import type { Plan } from '../../../controller/plan/types.js';
-import { createSecretBox } from '../../../runtime/mail/secret-box.js';
+import { createPasswordBox } from '../../../runtime/mail/password-box.js';
 import { MailSettingsStore, type MailSettingsRow } from '../../../runtime/mail/settings-store.js';
 import { SYSTEM_MAIL, mailOwnerOf } from '../../../runtime/mail/owner.js';
 import type { MailSettings } from '../../../runtime/mail/settings.js';
@@ -24,14 +24,14 @@ function storeOver(db: Database.Database, plans: Plan[] = []) {
   const holder = new SnapshotHolder(nextSnapshot(emptySnapshot(), resources.loadAll().map((row) => ({ op: 'put', row })), '', 0));
   const bus = new EventBus();
   const core = { holder, apply: (p: Plan) => { plans.push(p); return applyPlan({ store: resources, holder, bus }, p); }, apiRevision: () => `api:${randomUUID()}` };
-  return { store: new MailSettingsStore(core, createSecretBox(KEY), 'ops'), holder };
+  return { store: new MailSettingsStore(core, createPasswordBox(KEY), 'ops'), holder };
 }
 
 test('migration 0007 moves the smtp_settings row into mail:system with its sealed password as is', () => {
   const db = new Database(':memory:');
   for (const m of MIGRATIONS.filter((x) => x.version <= 6)) db.exec(m.sql);
   db.pragma('user_version = 6');
-  const sealed = createSecretBox(KEY).seal('legacy-pass-7');
+  const sealed = createPasswordBox(KEY).seal('legacy-pass-7');
   db.prepare(`INSERT INTO smtp_settings (id, host, port, from_addr, to_json, username, password, tls, start_tls, enabled, updated_at)
     VALUES (1, 'old.example.test', 2525, 'f@example.test', '["a@example.test","b@example.test"]', 'legacy', ?, 0, 1, 0, 1700000000000)`).run(sealed);
   assert.equal(migrate(db), MIGRATIONS.at(-1)!.version);
@@ -71,11 +71,11 @@ test('rows are written as plans, sealed, and redacted in plan renderings', () =>
   assert.deepEqual(revs.map((r) => r.revision), plans.map((p) => p.revision), 'one revision per write');
   const sys = holder.current.rows.get('mailsettings')!.get('mail:system') as MailSettingsRow;
   assert.equal(sys.tenantId, 'ops', 'the server-wide row records the operator tenant');
-  assert.match(String(sys.password), /^gcm1:/);
+  assert.match(String(sys.password), /^v2:/);
   assert.equal(holder.current.rows.get('mailsettings')!.get('mail:acme')!.tenantId, 'acme');
   for (const p of plans) {
     const text = `${renderPlanText(p)}\n${JSON.stringify(planToJson(p))}`;
-    assert.ok(!text.includes('gcm1:'), 'no sealed password in a rendering');
+    assert.ok(!text.includes('v2:'), 'no sealed password in a rendering');
     assert.ok(!text.includes('secret'), 'no clear password in a rendering');
   }
   assert.match(renderPlanText(plans[0]!), /\[redacted\]/);
