@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # gslbd container image. Build: docker build -t gslbd .   Run: README.md, section "Docker".
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
@@ -9,9 +9,16 @@ COPY controller controller
 COPY runtime runtime
 COPY schemas schemas
 COPY bin bin
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# Native modules are built from source against Node 24.18.1's headers (same ABI as every 24.x):
+# from 24.19.0 the headers' node::ObjectWrap aborts the process when V8 collects a better-sqlite3
+# statement outside a JS context (docs/architecture.md, "Node versions"; .ci/run does the same).
+RUN npm install --prefix /opt/node-headers --no-save --no-package-lock --no-audit --no-fund \
+      "node-linux-$(node -p process.arch)@24.18.1" \
+ && npm_config_nodedir="/opt/node-headers/node_modules/node-linux-$(node -p process.arch)" \
+    npm_config_build_from_source=true npm ci --no-audit --no-fund \
+ && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends git iputils-ping ca-certificates && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/gslbd --create-home gslbd \
  && mkdir -p /etc/gslb && chown gslbd /etc/gslb
