@@ -8,11 +8,6 @@ import { GitOpsController } from './controller.js';
  */
 const controllers = new WeakMap<object, GitOpsController>();
 
-/** The gitops controller of a running daemon's core (for tests and the bench), or undefined. */
-export function gitopsControllerOf(core: object): GitOpsController | undefined {
-  return controllers.get(core);
-}
-
 PARTS.push({
   name: 'gitops',
   setup(core, ext) {

@@ -55,7 +55,9 @@ function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(req, body as string, done);
+    // Fastify's default JSON parser is the callback form: it reports through `done` and returns
+    // nothing, so there is no promise to await.
+    void parseJson(req, body as string, done);
   });
 }
 

@@ -113,7 +113,10 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
         return;
       }
       if (isPending(r)) {
-        later(r, msg, rinfo.address, true, t0, (b) => sendTo(sock, b, rinfo.port, rinfo.address));
+        // A failed deferred answer is logged like a failed direct one: an unhandled rejection would
+        // end the daemon.
+        later(r, msg, rinfo.address, true, t0, (b) => sendTo(sock, b, rinfo.port, rinfo.address))
+          .catch((err: unknown) => o.log.error({ err }, 'dns answer failed'));
         return;
       }
       if (r) sendTo(sock, r, rinfo.port, rinfo.address);
@@ -162,7 +165,8 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
           const family = s.sourceFamily(i);
           const addr = s.sourceBytes(i);
           const port = s.sourcePort(i);
-          later(r, Buffer.from(req), src, true, t0, (b) => { s.sendTo(b, family, addr, port); });
+          later(r, Buffer.from(req), src, true, t0, (b) => { s.sendTo(b, family, addr, port); })
+            .catch((err: unknown) => o.log.error({ err }, 'dns answer failed'));
         }
       }
     };

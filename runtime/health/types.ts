@@ -41,7 +41,7 @@ export interface Checker {
 }
 
 /** Completion callback of {@link Checker.start}: `ctx` is the value given to `start`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each checker user picks its context type
+// `any`: each checker user picks its own context type.
 export type ProbeFinish = (ctx: any, result: CheckResult) => void;
 
 /** Builds a target key from pool id and IP. */

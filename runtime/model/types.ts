@@ -92,10 +92,6 @@ export type Row = PoolRow | MemberRow | HealthCheckRow | GeoRuleRow | ServiceRow
 /** Rows of kinds added later (redirects, text records, alert targets, forms, API keys). */
 export interface GenericRow extends RowMeta { [field: string]: unknown }
 
-/** The kinds known to the core, in the order creates are applied (parents first). */
-export const CORE_KINDS = ['pool', 'healthcheck', 'member', 'georule', 'service'] as const;
-export type CoreKind = (typeof CORE_KINDS)[number];
-
 /** Fields that describe ownership and identity, not content: never part of a field diff. */
 export const META_FIELDS = new Set(['id', 'kind', 'origin', 'revision', 'source', 'key', 'tenantId']);
 

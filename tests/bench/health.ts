@@ -36,7 +36,9 @@ async function runListeners(n: number): Promise<void> {
   const port = await listen(0, 0);
   for (let i = 1; i < n; i++) await listen(i, port);
   const send = (m: unknown) => process.send!(m);
-  process.on('message', async (m: { op: string; from: number; to: number }) => {
+  // A failure is left as an unhandled rejection on purpose: it ends this child and so the bench.
+  process.on('message', (m: { op: string; from: number; to: number }) => void onMessage(m));
+  async function onMessage(m: { op: string; from: number; to: number }): Promise<void> {
     if (m.op === 'close') {
       await Promise.all(servers.slice(m.from, m.to).map((s) => new Promise((r) => s.close(r))));
       send({ op: 'closed', at: Date.now() });
@@ -48,7 +50,7 @@ async function runListeners(n: number): Promise<void> {
     } else if (m.op === 'exit') {
       process.exit(0);
     }
-  });
+  }
   send({ op: 'ready', port });
 }
 
