@@ -8,16 +8,9 @@ import { isHttpUrl, isPrintableName } from './text-rules.js';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /**
- * Creates the one ajv instance configuration used everywhere (config file, manifests, API bodies),
- * with the project's custom formats: duration, ip, ipv4, cidr, domain, fqdn, http-url, printable.
- * `verbose` keeps the failing value on each error, so messages can quote it (a scope id).
+ * Adds the project's formats to an ajv instance (also used as a fastify ajv plugin): duration, ip,
+ * ipv4, cidr, domain, fqdn, http-url, printable.
  */
-export function createAjv(opts: { useDefaults?: boolean; coerceTypes?: boolean } = {}): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: opts.useDefaults ?? true, strict: false, coerceTypes: opts.coerceTypes ?? false, verbose: true });
-  return addProjectFormats(ajv);
-}
-
-/** Adds the project's formats to an ajv instance (also used as a fastify ajv plugin). */
 export function addProjectFormats(ajv: Ajv): Ajv {
   addFormats(ajv, ['uri', 'email', 'date-time']);
   ajv.addFormat('duration', { type: 'string', validate: (s: string) => parseDuration(s) !== undefined });
