@@ -1,5 +1,5 @@
 import { PARTS } from '../runtime/parts.js';
-import { gitopsRoutes } from '../runtime/api/routes/gitops.js';
+import { gitopsRoutes } from './routes.js';
 import { GitOpsController } from './controller.js';
 
 /**

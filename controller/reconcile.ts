@@ -149,16 +149,13 @@ export class Reconciler {
   }
 }
 
-/** What the cluster part publishes as `core.info.gitLeader` (runtime/cluster/lease.ts). */
-interface GitLeaderView { holds(): boolean }
-
 /**
  * source: fetch the branch head into the local cache. In a cluster with config sync only the
  * holder of the git lease pulls; the others end the reconcile as `waiting` (NotLeader) and receive
  * the applied plan through the config stream (DESIGN decision 8).
  */
 export const reconcileSource: Step = async (r, st) => {
-  const leader = r.core.info.gitLeader as GitLeaderView | undefined;
+  const leader = r.core.ports.gitLeader;
   if (leader && !leader.holds()) throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
   try {
     st.sha = await fetchHead(r.source);

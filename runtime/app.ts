@@ -14,6 +14,7 @@ import type { Registry } from 'prom-client';
 import { createMetricsRegistry } from './metrics/registry.js';
 import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionStore } from './auth/stores.js';
 import { NO_MAIL, type MailPort } from './mail/port.js';
+import type { Ports } from './ports.js';
 
 /**
  * The runtime core shared by every listener: config, storage, the current Snapshot, the health
@@ -49,8 +50,8 @@ export interface Core {
   mail: MailPort;
   /** counters that listeners fill in (e.g. open WebSocket clients: of one tenant, or all without one) */
   gauges: { webSocketClients: (tenantId?: string | null) => number };
-  /** facts parts publish about themselves (e.g. `dnsPort` actually bound); returned by startDaemon */
-  info: Record<string, unknown>;
+  /** what parts publish about themselves (e.g. `dnsPort` actually bound), typed per part (runtime/ports.ts) */
+  ports: Ports;
   /** cleanup callbacks run at shutdown, last registered first */
   closers: (() => Promise<void> | void)[];
 }
@@ -80,7 +81,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     nonces: new MemoryNonceStore(),
     mail: NO_MAIL,
     gauges: { webSocketClients: () => 0 },
-    info: {},
+    ports: { started: false },
     closers: [() => { db.close(); }],
   };
   log.info({ rows: rows.length, revision: initial.revision || null }, 'state loaded');

@@ -33,7 +33,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   let daemon;
   try {
     const config = loadConfig(configPath);
-    daemon = await startDaemon(config, { info: demo ? { demo } : {} });
+    daemon = await startDaemon(config, { ports: demo ? { demo } : {} });
   } catch (err) {
     if (err instanceof ValidationError || err instanceof GslbError) process.stderr.write(`gslbd: ${err.message}\n`);
     else process.stderr.write(`gslbd: startup failed: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,6 +1,7 @@
 /**
  * Registers every daemon part, in start order. Each import adds itself to PARTS.
  */
+import './resources/part.js';
 import './demo/part.js';
 import './metrics/part.js';
 import './auth/part.js';
@@ -8,5 +9,6 @@ import './cluster/part.js';
 import './health/part.js';
 import './dns/part.js';
 import './ws/part.js';
+import './mail/part.js';
 import './alerts/part.js';
 import '../controller/part.js';

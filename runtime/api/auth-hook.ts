@@ -44,7 +44,7 @@ function bearerOf(req: FastifyRequest): string | undefined {
  * fails closed.
  */
 export function registerAuth(app: FastifyInstance, chain: () => readonly Authenticator[], devMode: () => boolean, operatorTenant: string): void {
-  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('principal', null as unknown as Principal); // reason: fastify's placeholder value; the hook below sets it first
   app.addHook('onRequest', async (req) => {
     const cfg = req.routeOptions.config ?? {};
     const bearer = bearerOf(req);

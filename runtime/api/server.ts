@@ -7,15 +7,15 @@ import { registerErrorHandling } from './errors.js';
 import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
-import { collectRoutes } from '../auth/route-registry.js';
-import { resourceSchema } from './routes/schemas.js';
-import { poolRoutes } from './routes/pools.js';
-import { memberRoutes } from './routes/members.js';
-import { serviceRoutes } from './routes/services.js';
-import { healthCheckRoutes } from './routes/healthchecks.js';
-import { geoRuleRoutes } from './routes/georules.js';
-import { statusRoutes } from './routes/status.js';
-import { dashboardRoutes } from './routes/dashboard.js';
+import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
+import { apiSchemas, resourceSchema } from './schemas.js';
+
+declare module '../ports.js' {
+  interface Ports {
+    /** the real route table with each route's access declaration (the permission-matrix test walks it) */
+    routes?: RouteAccess[];
+  }
+}
 
 /** Extension points that later parts (auth, ws, gitops, forms…) fill before the server starts. */
 export interface ApiExtensions {
@@ -62,7 +62,7 @@ function registerJsonParser(app: FastifyInstance): void {
 }
 
 /**
- * Builds the API server: /api/v1 with the resource plugins, the auth hook, audit, one error shape,
+ * Builds the API server: /api/v1 with every part's plugins, the auth hook, audit, one error shape,
  * and the OpenAPI document generated from the same schemas that validate requests.
  */
 export async function buildApi(core: Core, ext: ApiExtensions = createExtensions()): Promise<FastifyInstance> {
@@ -85,8 +85,9 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   registerAuth(app, () => chain, () => core.systemKey === undefined, core.config.tenancy.operatorTenant);
   registerAudit(app, createAuditSink(core.env.GSLB_AUDIT_LOG, core.log));
   // the real route table with each route's access declaration (the permission-matrix test walks it)
-  core.info.routes = collectRoutes(app);
+  core.ports.routes = collectRoutes(app);
   app.addSchema(resourceSchema);
+  for (const doc of apiSchemas) app.addSchema(doc);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -96,7 +97,6 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     },
   });
   await app.register(async (api) => {
-    for (const p of [poolRoutes, memberRoutes, serviceRoutes, healthCheckRoutes, geoRuleRoutes, statusRoutes, dashboardRoutes]) await api.register(p(core));
     for (const p of ext.apiPlugins) await api.register(p);
     api.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/api/v1' });
@@ -108,5 +108,5 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   chain.push(...cookieSteps);
   if (core.systemKey) chain.push(systemKeyAuthenticator(core.systemKey));
   chain.push(...others);
-  return app as unknown as FastifyInstance;
+  return app;
 }

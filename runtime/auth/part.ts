@@ -1,15 +1,14 @@
-import type { FastifyInstance } from 'fastify';
 import { PARTS } from '../parts.js';
 import { createAuthServices } from './services.js';
 import { bearerSessionAuthenticator, cookieSessionAuthenticator, tenantKeyAuthenticator } from './authenticators.js';
 import { discoverOidc } from './oidc.js';
-import { authSessionRoutes } from '../api/routes/auth-session.js';
-import { authTotpRoutes } from '../api/routes/auth-totp.js';
-import { authOidcRoutes } from '../api/routes/auth-oidc.js';
-import { authResetRoutes } from '../api/routes/auth-reset.js';
-import { tenantRoutes } from '../api/routes/auth-tenants.js';
-import { userRoutes } from '../api/routes/users.js';
-import { loginUiPlugin } from '../ui/login/plugin.js';
+import { authSessionRoutes } from './routes/session.js';
+import { authTotpRoutes } from './routes/totp.js';
+import { authOidcRoutes } from './routes/oidc.js';
+import { authResetRoutes } from './routes/reset.js';
+import { tenantRoutes } from './routes/tenants.js';
+import { userRoutes } from './routes/users.js';
+import { loginUiPlugin, rootRedirectPlugin } from './routes/login-ui.js';
 
 /**
  * The auth part (issue #6): users, tenants, sessions, TOTP, single sign-on, password reset and
@@ -28,11 +27,6 @@ PARTS.push({
       core.log.info({ issuer: core.config.auth.oidc.discoveryUrl }, 'single sign-on discovery done');
     }
     for (const p of [authSessionRoutes, authTotpRoutes, authOidcRoutes, authResetRoutes, userRoutes, tenantRoutes]) ext.apiPlugins.push(p(svc));
-    ext.rootPlugins.push(loginUiPlugin, async (app: FastifyInstance) => {
-      // the single-sign-on callback lands on `/` (§4); until the dashboard owns `/`, go to the account page
-      if (!app.hasRoute({ method: 'GET', url: '/' })) {
-        app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.redirect('/ui/account', 302));
-      }
-    });
+    ext.rootPlugins.push(loginUiPlugin, rootRedirectPlugin);
   },
 });

@@ -137,10 +137,9 @@ export class UserStore {
   update(id: string, patch: UserPatch): UserRecord | undefined {
     const cur = this.byId(id);
     if (!cur) return undefined;
-    const next: Record<string, unknown> = { ...cur };
-    for (const [k, v] of Object.entries(patch)) if (v !== undefined) next[k] = v;
-    next.updatedAt = this.now();
-    const s = this.core.apply(planUpdate(this.snap, cur, next as unknown as UserRecord, this.core.apiRevision()));
+    const next: UserRecord = { ...cur, updatedAt: this.now() };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) Object.assign(next, { [k]: v });
+    const s = this.core.apply(planUpdate(this.snap, cur, next, this.core.apiRevision()));
     return getRow<UserRecord>(s, 'user', id);
   }
 

@@ -2,7 +2,7 @@ import type { GitLeader } from './lease.js';
 import type { Liveness } from './liveness.js';
 import type { PeerHealth } from './peer-health.js';
 
-/** What the cluster part exposes to its routes and to tests (`core.info.cluster`). */
+/** What the cluster part exposes to its routes and to tests (`core.ports.cluster`). */
 export interface ClusterState {
   enabled: boolean;
   node: string;

@@ -4,7 +4,7 @@ import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
 
-/** What the GitOps loop consults before pulling: `core.info.gitLeader`. */
+/** What the GitOps loop consults before pulling: `core.ports.gitLeader`. */
 export interface GitLeader {
   /** true while this node holds the lease (always true on a single node or without config sync) */
   holds(): boolean;

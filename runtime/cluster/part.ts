@@ -7,7 +7,7 @@ import { clusterNames } from './names.js';
 import { Liveness } from './liveness.js';
 import { PeerHealth } from './peer-health.js';
 import { makeHealthPolicy } from './install-policy.js';
-import { ALWAYS_LEADER, startGitLease } from './lease.js';
+import { ALWAYS_LEADER, startGitLease, type GitLeader } from './lease.js';
 import { NatsLink } from './nats-link.js';
 import { connectOptions } from './connect-options.js';
 import { startHeartbeats } from './heartbeat.js';
@@ -18,6 +18,15 @@ import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { clusterRoutes } from './routes.js';
 import type { ClusterState } from './cluster-state.js';
 
+declare module '../ports.js' {
+  interface Ports {
+    /** the cluster's links, stores and status (GET /cluster/status reads it) */
+    cluster?: ClusterState;
+    /** whether this node may pull from git: the lease holder in a cluster with config sync, else always */
+    gitLeader?: GitLeader;
+  }
+}
+
 /** Default catch-up period (gslb-api.md §3 rule 3); `GSLB_STATE_CATCHUP` (a duration) overrides it for tests. */
 const CATCH_UP_MS = 30_000;
 
@@ -25,7 +34,7 @@ const CATCH_UP_MS = 30_000;
  * The cluster part (DESIGN decision 8, docs/cluster.md). Always installs the health policy and the
  * `/cluster` routes. With `state.nats.servers` set it also: replaces `core.sessions`/`core.nonces`
  * with KV stores, syncs health flips and heartbeats, runs config sync when
- * `state.enableConfigSync`, and holds the git leader lease (`core.info.gitLeader`). Without servers
+ * `state.enableConfigSync`, and holds the git leader lease (`core.ports.gitLeader`). Without servers
  * the node is self-contained and `gitLeader.holds()` is always true.
  */
 function setupCluster(core: Core, ext: ApiExtensions): void {
@@ -46,8 +55,8 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     config: () => ({ enabled: false, lastSeq: 0, lastRevision: '', outbox: 0, stalled: undefined }),
     catchUp: async () => {},
   };
-  core.info.cluster = state;
-  core.info.gitLeader = ALWAYS_LEADER;
+  core.ports.cluster = state;
+  core.ports.gitLeader = ALWAYS_LEADER;
   ext.apiPlugins.push(clusterRoutes(core, state));
   if (!enabled) return;
 
@@ -66,7 +75,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     : undefined;
   if (config) state.config = () => ({ enabled: true, ...config.status() });
   const lease = cfg.enableConfigSync ? startGitLease({ link, names, ttlMs, log, metrics }) : undefined;
-  if (lease) { state.gitLeader = lease; core.info.gitLeader = lease; }
+  if (lease) { state.gitLeader = lease; core.ports.gitLeader = lease; }
   const health = startHealthSync({ core, link, names, peers, metrics, catchUpMs: parseDuration(process.env.GSLB_STATE_CATCHUP) ?? CATCH_UP_MS });
   state.catchUp = health.catchUp;
   const stopHeartbeats = startHeartbeats({ link, names, live, metrics, log, intervalMs, config: () => { const s = config?.status(); return { seq: s?.lastSeq ?? 0, revision: s?.lastRevision ?? '' }; } });

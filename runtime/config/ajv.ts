@@ -5,7 +5,8 @@ import { isDomainName, isFqdn, isIpAddress, isIpv4Address, parseCidr, scopeIdOf 
 import { isHttpUrl, isPrintableName } from './text-rules.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext it arrives wrapped.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const addFormats = addFormatsModule as unknown as // reason: CommonJS default export seen through NodeNext
+   typeof addFormatsModule.default;
 
 /**
  * Adds the project's formats to an ajv instance (also used as a fastify ajv plugin): duration, ip,

@@ -67,7 +67,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
     const d = describeSchemaError(e);
     problems.push(locate(src, path, valueAt(original, path), d.text, d.rule, d.at));
   }
-  const cfg = obj as unknown as Config;
+  const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
   let semantic: ReturnType<typeof checkConfigSemantics> = [];
   try {

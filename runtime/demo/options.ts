@@ -7,7 +7,7 @@ export interface DemoBackendSpec {
   port: number;
 }
 
-/** What `gslbd --demo` starts (`core.info.demo`, read by runtime/demo/part.ts). */
+/** What `gslbd --demo` starts (`core.ports.demo`, read by runtime/demo/part.ts). */
 export interface DemoOptions {
   backends: DemoBackendSpec[];
 }

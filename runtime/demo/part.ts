@@ -6,11 +6,18 @@ import { DemoBackend } from './backend.js';
 import type { DemoOptions } from './options.js';
 import { demoRoutes } from './routes.js';
 
+declare module '../ports.js' {
+  interface Ports {
+    /** set by `gslbd --demo` before any part runs: the demo backends to start */
+    demo?: DemoOptions;
+  }
+}
+
 // Per core, so several daemons in one process (tests) do not share backends.
 const running = new WeakMap<Core, DemoBackend[]>();
 
 /**
- * The demo part (`gslbd --demo`, docs/demo.md): when `core.info.demo` ({@link DemoOptions}) is set
+ * The demo part (`gslbd --demo`, docs/demo.md): when `core.ports.demo` ({@link DemoOptions}) is set
  * before setup, starts one small HTTP backend per entry and the routes that stop and start them
  * (runtime/demo/routes.ts). Without it the part does nothing. It is registered first, so the
  * backends listen before the health part sends its first probes. A backend that cannot listen
@@ -19,7 +26,7 @@ const running = new WeakMap<Core, DemoBackend[]>();
 PARTS.push({
   name: 'demo',
   setup(core, ext) {
-    const opts = core.info.demo as DemoOptions | undefined;
+    const opts = core.ports.demo;
     if (!opts) return;
     const backends = opts.backends.map((spec) => new DemoBackend(spec));
     running.set(core, backends);

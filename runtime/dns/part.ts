@@ -4,20 +4,33 @@ import { PARTS } from '../parts.js';
 import { parseDuration } from '../config/duration.js';
 import { NO_RUM, type RumSource } from '../balancer/types.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
-import { simulateRoutes } from '../api/routes/simulate.js';
+import { simulateRoutes } from './routes.js';
 import { Answerer } from './answer.js';
 import { DnsMetrics } from './metrics.js';
-import { startDnsServer, type TransferHandler } from './server.js';
+import { startDnsServer, type DnsUdpPath, type TransferHandler } from './server.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { logListening } from '../log/listening.js';
 
+declare module '../ports.js' {
+  interface Ports {
+    /** the bound DNS port (UDP and TCP) */
+    dnsPort?: number;
+    /** 'batched' when UDP goes through native/udp-batch, else 'dgram' */
+    dnsUdpPath?: DnsUdpPath;
+    /** the answer path (benchmarks call it without sockets) */
+    dnsAnswerer?: Answerer;
+    /** how real-user-latency data reaches the `rum` chain step */
+    setRumSource?: (source: RumSource) => void;
+    /** how a zone-transfer part answers AXFR/IXFR over TCP (undefined: REFUSED) */
+    setTransferHandler?: (handler: TransferHandler | undefined) => void;
+  }
+}
+
 /**
  * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
- * with reload, DNS metrics, and POST /api/v1/simulate. Publishes `core.info.dnsPort` (the bound
- * port), `core.info.dnsUdpPath` ('batched' when UDP goes through native/udp-batch, else 'dgram'),
- * `core.info.dnsAnswerer` (the answer path, for benchmarks), `core.info.setRumSource(source)`
- * (how RUM data reaches the `rum` chain step) and `core.info.setTransferHandler(handler)` (how a
- * zone-transfer part answers AXFR/IXFR over TCP; without one they are REFUSED).
+ * with reload, DNS metrics, and POST /api/v1/simulate. Publishes its ports (below): the bound
+ * port, the UDP path, the answer path (for benchmarks), how RUM data reaches the `rum` chain step
+ * and how a zone-transfer part answers AXFR/IXFR over TCP (without one they are REFUSED).
  */
 interface DnsState {
   answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
@@ -44,13 +57,13 @@ PARTS.push({
       rand: Math.random,
       onUnserved: (row, reason) => log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served'),
     });
-    core.info.setRumSource = (src: RumSource) => { rum = src; };
+    core.ports.setRumSource = (src: RumSource) => { rum = src; };
     const metrics = new DnsMetrics();
     metrics.register(core.metrics);
     const state: DnsState = { answerer: a, metrics, sources, transfer: undefined };
     states.set(core, state);
-    core.info.setTransferHandler = (h: TransferHandler | undefined) => { state.transfer = h; };
-    core.info.dnsAnswerer = a;
+    core.ports.setTransferHandler = (h: TransferHandler | undefined) => { state.transfer = h; };
+    core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
     a.index();
     for (const src of sources) src.onLoad = () => { a.index(); };
@@ -68,8 +81,8 @@ PARTS.push({
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
       tcp: tcpLimitsFromConfig(cfg.dns.tcp),
     });
-    core.info.dnsPort = server.port;
-    core.info.dnsUdpPath = server.udpPath;
+    core.ports.dnsPort = server.port;
+    core.ports.dnsUdpPath = server.udpPath;
     // UDP and TCP share the port (server.ts); one line per socket, like every other listener
     for (const proto of ['udp', 'tcp']) logListening(core.log, `dns ${proto}`, cfg.dns.listenAddr, server.port);
     return async () => {

@@ -1,6 +1,6 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
-import { createCheckers, tcpProbePath } from './checkers/index.js';
+import { createCheckers, tcpProbePath, type TcpProbePath } from './checkers/index.js';
 import { scriptPolicyOf } from '../model/script-policy.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
@@ -11,6 +11,15 @@ import { hostPort } from '../log/listening.js';
 import { rowsOf } from '../snapshot/snapshot.js';
 import type { PoolRow } from '../model/types.js';
 import type { CheckTarget } from './types.js';
+
+declare module '../ports.js' {
+  interface Ports {
+    /** the health checker's scheduler and monitor, when it runs */
+    health?: HealthRuntime;
+    /** which TCP probe implementation the checkers use */
+    tcpProbePath?: TcpProbePath;
+  }
+}
 
 /** The running health checker of a daemon, reachable for tests and the bench. */
 export interface HealthRuntime {
@@ -36,8 +45,8 @@ function warnInsecure(core: Core, targets: Iterable<CheckTarget>, warned: Set<st
  * when health.enabled, and every pool with a health check), and follows each applied plan at once
  * by diffing desired targets against the running set (added, removed, check changed). Removed
  * targets stop probing and lose their live and stored entries in the same turn as the snapshot
- * swap that removed them from DNS. Publishes `core.info.health` ({@link HealthRuntime}) and
- * `core.info.tcpProbePath` (`native` or `net`, see checkers/index.ts).
+ * swap that removed them from DNS. Publishes `core.ports.health` ({@link HealthRuntime}) and
+ * `core.ports.tcpProbePath` (`native` or `net`, see checkers/index.ts).
  */
 export function startHealth(core: Core): HealthRuntime {
   const log = core.log.child({ component: 'health' });
@@ -52,7 +61,7 @@ export function startHealth(core: Core): HealthRuntime {
     poolName: (id) => (id === STATIC_POOL_ID ? 'static' : rowsOf<PoolRow>(core.holder.current, 'pool').get(id)?.name),
   });
   const checkers = createCheckers(log, { scripts: scriptPolicyOf(core.config.health) });
-  core.info.tcpProbePath = tcpProbePath(checkers);
+  core.ports.tcpProbePath = tcpProbePath(checkers);
   const scheduler = new HealthScheduler({
     checkers,
     onResult: (rec) => {
@@ -91,9 +100,9 @@ export function startHealth(core: Core): HealthRuntime {
   pruneStale();
   reconcile();
   const off = core.bus.on('plan_applied', () => reconcile());
-  log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled, tcpProbePath: core.info.tcpProbePath }, 'health checker started');
+  log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled, tcpProbePath: core.ports.tcpProbePath }, 'health checker started');
   const rt: HealthRuntime = { scheduler, monitor, reconcile };
-  core.info.health = rt;
+  core.ports.health = rt;
   core.closers.push(() => {
     off();
     scheduler.stop();

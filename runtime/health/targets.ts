@@ -10,9 +10,13 @@ const FIELD_NAMES = Object.keys(HEALTHCHECK_DEFAULTS) as (keyof HealthCheckField
 
 /** The check settings of a row, without identity and ownership fields. */
 export function checkFieldsOf(row: HealthCheckFields): HealthCheckFields {
-  const out: Record<string, unknown> = {};
-  for (const k of FIELD_NAMES) out[k] = row[k] ?? HEALTHCHECK_DEFAULTS[k];
-  return out as unknown as HealthCheckFields;
+  const out: HealthCheckFields = { ...HEALTHCHECK_DEFAULTS };
+  for (const k of FIELD_NAMES) copyField(out, row, k);
+  return out;
+}
+
+function copyField<T, K extends keyof T>(to: T, from: T, k: K): void {
+  to[k] = from[k] ?? to[k];
 }
 
 /** A stable identity of check settings: equal settings, equal key. */

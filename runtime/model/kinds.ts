@@ -1,4 +1,4 @@
-import type { Row } from './types.js';
+import { fieldOf, type Row } from './types.js';
 
 /**
  * The registry of row kinds. A kind names its parent (for cascading deletes and indexes) and its
@@ -19,7 +19,7 @@ export interface KindInfo {
   secretFields?: readonly string[];
 }
 
-const f = (row: Row, k: string) => String((row as unknown as Record<string, unknown>)[k]);
+const f = (row: Row, k: string) => String(fieldOf(row, k));
 
 const registry = new Map<string, KindInfo>();
 

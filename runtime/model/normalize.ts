@@ -45,15 +45,14 @@ export const HEALTHCHECK_DEFAULTS: HealthCheckFields = {
  * spec defines: it means "ignore the status" and is kept.
  */
 export function healthCheckFields(b: Input): HealthCheckFields {
-  const out = { ...HEALTHCHECK_DEFAULTS } as Record<string, unknown>;
+  const out: HealthCheckFields = { ...HEALTHCHECK_DEFAULTS };
   for (const [k, def] of Object.entries(HEALTHCHECK_DEFAULTS)) {
     const v = b[k];
     if (v === undefined || v === null) continue;
-    if (k === 'httpExpectedStatus') { out[k] = v; continue; }
-    if (v === 0 || v === '' || v === false) { out[k] = def; continue; }
-    out[k] = v;
+    // the request schema has checked each field's type
+    Object.assign(out, { [k]: k !== 'httpExpectedStatus' && (v === 0 || v === '' || v === false) ? def : v });
   }
-  return out as unknown as HealthCheckFields;
+  return out;
 }
 
 const ALGORITHMS = new Set(['round-robin', 'weighted-round-robin', 'geo-ip', 'map-file', 'asn', 'failover']);

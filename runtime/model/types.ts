@@ -92,6 +92,11 @@ export type Row = PoolRow | MemberRow | HealthCheckRow | GeoRuleRow | ServiceRow
 /** Rows of kinds added later (redirects, text records, alert targets, forms, API keys). */
 export interface GenericRow extends RowMeta { [field: string]: unknown }
 
+/** A row's field by name, for code that walks fields by name (diffs, references, labels). */
+export function fieldOf(row: Row, name: string): unknown {
+  return (row as GenericRow)[name];
+}
+
 /** Fields that describe ownership and identity, not content: never part of a field diff. */
 export const META_FIELDS = new Set(['id', 'kind', 'origin', 'revision', 'source', 'key', 'tenantId']);
 

@@ -7,7 +7,14 @@ import { wsRoutes } from './routes.js';
 import { messageTenant } from './tenant.js';
 import { STATS_INTERVAL_MS, STATS_MESSAGE, statsForTenant } from './stats.js';
 
-/** The live feed of a daemon, reachable for tests (`core.info.ws`). */
+declare module '../ports.js' {
+  interface Ports {
+    /** the live feed: hub, tokens, stats publisher */
+    ws?: WsRuntime;
+  }
+}
+
+/** The live feed of a daemon, reachable for tests (`core.ports.ws`). */
 export interface WsRuntime {
   hub: WsHub;
   tokens: WsTokens;
@@ -44,7 +51,7 @@ PARTS.push({
     const tokens = new WsTokens();
     const rt: WsRuntime = { hub, tokens, publishStats: () => publishStats(core, hub) };
     runtimes.set(core, rt);
-    core.info.ws = rt;
+    core.ports.ws = rt;
     // a tenant counts only its own dashboards: another tenant's activity is not its business
     core.gauges.webSocketClients = (tenantId) => {
       if (tenantId === undefined || tenantId === null) return hub.size;

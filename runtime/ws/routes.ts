@@ -5,7 +5,7 @@ import { unauthorized } from '../errors.js';
 import { toApi } from '../model/public.js';
 import type { MemberRow, PoolRow } from '../model/types.js';
 import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
-import { visibleTo } from '../api/routes/access.js';
+import { visibleTo } from '../tenancy/visibility.js';
 import type { WsHub, WsClient } from './hub.js';
 import type { WsClaims, WsTokens } from './token.js';
 import { STATS_MESSAGE, statsForTenant } from './stats.js';

@@ -51,4 +51,4 @@ process.on('message', (m: { cmd: string }) => {
     void daemon.close().then(() => { for (const l of listeners) l.close(); process.exit(0); });
   }
 });
-process.send!({ ready: true, port: daemon.info.dnsPort, udpPath: daemon.info.dnsUdpPath });
+process.send!({ ready: true, port: daemon.ports.dnsPort, udpPath: daemon.ports.dnsUdpPath });

@@ -96,7 +96,7 @@ async function latency(): Promise<void> {
     d = await startTestDaemon({ gitops: fx.gitops, logging: { format: 'json', level: 'info' } }, { GITOPS_WEBHOOK_SECRET: fx.webhookSecret });
     const first = (await api(d.url, 'POST', '/api/v1/gitops/reconcile', {})).body;
     if (!first.ready) throw new Error(`initial reconcile failed: ${first.message}`);
-    const dnsPort = d.info.dnsPort as number | undefined;
+    const dnsPort = d.ports.dnsPort as number | undefined;
     const via = dnsPort ? `DNS (UDP ${dnsPort})` : 'the REST API';
     const answerTtl = async (): Promise<number | undefined> => {
       if (dnsPort) return queryTtl(dnsPort, 'www.bench.test');

@@ -29,7 +29,7 @@ test('retries after about 2 s, 4 s and 8 s: one success on the fourth attempt fo
 
   await flaky.waitFor(4, 20_000);
   await dead.waitFor(4, 20_000);
-  await (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+  await (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
 
   const gaps = (r: Recorder) => r.requests.slice(1).map((x, i) => x.at - r.requests[i]!.at);
   for (const [name, r] of [['flaky', flaky], ['dead', dead]] as const) {

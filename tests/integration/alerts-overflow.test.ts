@@ -27,7 +27,7 @@ test('300 flips at once: 256 delivered, the overflow dropped with a warning, the
   assert.equal(status.status, 200);
 
   await hook.waitFor(256, 30_000);
-  await (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+  await (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
   assert.equal(hook.requests.length, 256);
   // FIFO: the first 256 events are the ones delivered
   assert.deepEqual(hook.requests.map((r) => r.json.ipAddress), Array.from({ length: 256 }, (_, i) => `10.9.${i >> 8}.${i & 255}`));

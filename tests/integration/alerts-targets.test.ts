@@ -11,7 +11,7 @@ const ROUTING_KEY = 'rk-integration-2';
 const GENIE_KEY = 'genie-integration-3';
 let signed: Recorder, unsigned: Recorder, pd: Recorder, genie: Recorder, smtp: TestSmtp;
 let d: TestDaemon;
-const idle = () => (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+const idle = () => (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
 
 before(async () => {
   signed = new Recorder(() => 200);

@@ -134,7 +134,7 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
       return bodies[key];
     };
 
-    const routes = (d.core.info.routes as RouteAccess[]).filter((r) => r.url.startsWith('/api/v1/') && r.url !== '/api/v1/openapi.json');
+    const routes = (d.core.ports.routes as RouteAccess[]).filter((r) => r.url.startsWith('/api/v1/') && r.url !== '/api/v1/openapi.json');
     assert.ok(routes.length >= 40, `route registry found only ${routes.length} routes`);
     for (const [key, want] of Object.entries(DECLARED)) {
       const r = routes.find((x) => `${x.method} ${x.url}` === key);

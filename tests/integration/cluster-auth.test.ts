@@ -17,7 +17,7 @@ test('user/password auth: right credentials connect, wrong ones leave the node s
   daemons.push(ok);
   const bad = await startTestDaemon({ node: { id: 'bad' }, state: { heartbeatInterval: '300ms', nats: { servers: [nats.url], auth: { user: 'gslb', password: 'wrong' } } } });
   daemons.push(bad);
-  const state = (d: TestDaemon) => d.core.info.cluster as ClusterState;
+  const state = (d: TestDaemon) => d.core.ports.cluster as ClusterState;
   await waitFor('ok connects', () => state(ok).connected(), 10_000);
   // the refused node is up and answers its API; its sessions fall back to node-local memory
   assert.equal(state(bad).connected(), false);

@@ -25,7 +25,7 @@ test('a revision published twice is applied once; an unappliable plan stalls ins
   const nats = await startNats();
   const d = await startTestDaemon({ node: { id: 'x' }, cluster: { id: 'cs' }, state: { enableConfigSync: true, heartbeatInterval: '300ms', config: { applyTimeout: '500ms' }, nats: { servers: [nats.url] } } });
   daemons.push(d);
-  const st = d.core.info.cluster as ClusterState;
+  const st = d.core.ports.cluster as ClusterState;
   await waitFor('connected', () => st.connected(), 10_000);
   const nc = await connect({ servers: nats.url });
   try {

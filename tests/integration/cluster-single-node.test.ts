@@ -9,7 +9,7 @@ test('single node: memory stores, always git leader, local policy, cluster statu
   const d = await startTestDaemon({ state: { healthPolicy: 'global-quorum' } });
   try {
     assert.ok(d.core.sessions instanceof MemorySessionStore);
-    assert.equal((d.core.info.gitLeader as GitLeader).holds(), true);
+    assert.equal((d.core.ports.gitLeader as GitLeader).holds(), true);
     d.core.health.set('p', '10.0.0.1', { healthy: false, score: 0, lastChecked: 1, rttMs: 0, node: 'test-node' });
     assert.equal(d.core.health.isHealthy('p', '10.0.0.1'), false, 'the local result decides');
     assert.equal(d.core.health.isHealthy('p', '10.0.0.2'), true, 'never probed: optimistic');

@@ -21,7 +21,7 @@ before(async () => {
       geoip: { dbPath: writeCityDb(dir), endpointLocations: { '192.0.2.20': { lat: 40.7128, lon: -74.006 } } },
     } as never,
   });
-  port = d.info.dnsPort as number;
+  port = d.ports.dnsPort as number;
 });
 after(async () => { await d?.stop(); rmSync(dir, { recursive: true, force: true }); });
 

@@ -12,7 +12,7 @@ let port: number;
 
 before(async () => {
   d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'fuzz.test' } as never });
-  port = d.info.dnsPort as number;
+  port = d.ports.dnsPort as number;
   await makeService(d, { name: 'f', domain: 'www.fuzz.test.', algorithm: 'map-file' }, [{ ipAddress: '192.0.2.1' }, { ipAddress: '192.0.2.2' }], [{ cidr: '10.0.0.0/8', endpoint: '192.0.2.2' }]);
 });
 after(async () => { await d?.stop(); });

@@ -22,7 +22,7 @@ before(async () => {
     dns: { listenAddr: '127.0.0.1', port: 0, domain: 'geo.test' } as never,
     loadbalancer: { geoip: { dbPath } } as never,
   });
-  port = d.info.dnsPort as number;
+  port = d.ports.dnsPort as number;
   await makeService(d, { name: 'g', domain: 'g.geo.test.', algorithm: 'geo-ip' }, [{ ipAddress: '192.0.2.30' }, { ipAddress: '192.0.2.10' }]);
 });
 after(async () => { await d?.stop(); rmSync(dir, { recursive: true, force: true }); });

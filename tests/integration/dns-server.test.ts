@@ -11,7 +11,7 @@ let web: Awaited<ReturnType<typeof makeService>>;
 
 before(async () => {
   d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test', queryLog: true, nsNames: ['ns1.example.test.', 'ns2.example.test.'] } as never });
-  port = d.info.dnsPort as number;
+  port = d.ports.dnsPort as number;
   web = await makeService(d, { name: 'web', domain: 'www.example.test.', ttl: 120 }, [{ ipAddress: '192.0.2.1' }, { ipAddress: '192.0.2.2' }, { ipAddress: '2001:db8::1' }]);
   await makeService(d, { name: 'v4only', domain: 'deep.sub.example.test.' }, [{ ipAddress: '192.0.2.9' }]);
   await makeService(d, { name: 'outside', domain: 'app.other.test.' }, [{ ipAddress: '198.51.100.7' }]);
@@ -172,7 +172,7 @@ test('AXFR: REFUSED without a transfer handler; an installed handler answers ove
   const refused = await dig(port, ['example.test', 'AXFR']);
   assert.match(refused.text, /Transfer failed|REFUSED/);
   const soa = { name: 'example.test', type: 'SOA' as const, ttl: 60, data: { mname: 'ns1.example.test', rname: 'hostmaster.example.test', serial: 7, refresh: 1, retry: 1, expire: 1, minimum: 1 } };
-  (d.info.setTransferHandler as (h: unknown) => void)((req: Buffer) => {
+  (d.ports.setTransferHandler as (h: unknown) => void)((req: Buffer) => {
     const q = dnsPacket.decode(req);
     return [dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers: [soa, { name: 'www.example.test', type: 'A', ttl: 60, data: '192.0.2.1' }, soa] })];
   });
@@ -183,6 +183,6 @@ test('AXFR: REFUSED without a transfer handler; an installed handler answers ove
     const overUdp = await udpExchange(dnsPacket.encode({ type: 'query', id: 9, questions: [{ name: 'example.test', type: 'AXFR' }] }));
     assert.equal(overUdp!.readUInt16BE(2) & 0xf, 5, 'AXFR over UDP is REFUSED');
   } finally {
-    (d.info.setTransferHandler as (h: unknown) => void)(undefined);
+    (d.ports.setTransferHandler as (h: unknown) => void)(undefined);
   }
 });

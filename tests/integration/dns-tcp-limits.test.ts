@@ -18,7 +18,7 @@ async function daemon(tcp: Record<string, unknown>): Promise<{ d: TestDaemon; po
     metrics: { enablePrometheus: true, listenAddr: '127.0.0.1', port: 0 },
   } as never);
   await makeService(d, { name: 'web', domain: 'www.tcp.test.', ttl: 60 }, [{ ipAddress: '192.0.2.1' }]);
-  return { d, port: d.info.dnsPort as number, mport: d.info.metricsPort as number };
+  return { d, port: d.ports.dnsPort as number, mport: d.ports.metricsPort as number };
 }
 
 /** One sample of a metric from GET /metrics (labels matched as given; no labels: the first sample). */

@@ -28,7 +28,7 @@ before(async () => {
       geoip: { dbPath: city, endpointLocations: { '192.0.2.11': { lat: 51.5, lon: -0.1 }, '192.0.2.12': { lat: 47.6, lon: -122.3 }, '192.0.2.13': { lat: 43.9, lon: 125.3 } } },
     } as never,
   });
-  port = d.info.dnsPort as number;
+  port = d.ports.dnsPort as number;
   await makeService(d, { name: 'mm', domain: 'geo.maxmind.test.', algorithm: 'geo-ip' }, [{ ipAddress: '192.0.2.13' }, { ipAddress: '192.0.2.12' }, { ipAddress: '192.0.2.11' }]);
 });
 after(async () => { await d?.stop(); });

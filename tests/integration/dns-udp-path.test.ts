@@ -19,9 +19,9 @@ for (const mode of ['batched', 'dgram'] as const) {
       if (saved === undefined) delete process.env.GSLBD_DNS_UDP_BATCH; else process.env.GSLBD_DNS_UDP_BATCH = saved;
     }
     try {
-      assert.equal(d.info.dnsUdpPath, mode);
+      assert.equal(d.ports.dnsUdpPath, mode);
       assert.ok(d.logs.lines.some((l) => l.msg === `dns listening (udp path: ${mode})`), 'the active path is logged');
-      const port = d.info.dnsPort as number;
+      const port = d.ports.dnsPort as number;
       await makeService(d, { name: 'web', domain: 'www.path.test.', ttl: 60 }, [{ ipAddress: '192.0.2.1' }, { ipAddress: '192.0.2.2' }]);
       await makeService(d, { name: 'big', domain: 'big.path.test.' }, Array.from({ length: 120 }, (_, i) => ({ ipAddress: `10.1.${i >> 8}.${i & 255}` })));
 

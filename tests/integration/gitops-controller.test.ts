@@ -203,7 +203,7 @@ describe('gitops controller against a real git http-backend', () => {
     const pool = [...rowsOf<PoolRow>(d.core.holder.current, 'pool').values()].find((p) => p.name === 'eu-west')!;
     const listed = (await api(d.url, 'GET', `/api/v1/pools/${pool.id}/members`)).body as { ipAddress: string }[];
     assert.deepEqual(listed.map((m) => m.ipAddress), ['127.0.0.10']);
-    const dnsPort = d.info.dnsPort as number | undefined;
+    const dnsPort = d.ports.dnsPort as number | undefined;
     if (dnsPort) {
       const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+short', '+time=2', '+tries=1', 'www.example.test', 'A']);
       assert.ok(!stdout.includes('127.0.0.11'), stdout);

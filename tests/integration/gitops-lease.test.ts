@@ -16,7 +16,7 @@ test('a node without the git lease does not pull: the reconcile waits (NotLeader
     // the loop's own first reconcile applies the first commit
     await waitFor(async () => (await api(d.url, 'GET', '/api/v1/gitops/status')).body.lastAppliedRevision === first, 30000);
     let leader = false;
-    d.core.info.gitLeader = { holds: () => leader, leader: () => 'other-node' };
+    d.core.ports.gitLeader = { holds: () => leader, leader: () => 'other-node' };
     fx.repo.write('pools/extra.yaml', 'apiVersion: gslb/v1\nkind: Pool\nmetadata:\n  name: extra\nspec:\n  members:\n    - {ipAddress: 10.9.9.9, port: 80}\n');
     const second = fx.repo.commit('Add a pool', fx.ops);
     const before = d.core.holder.current;

@@ -44,7 +44,7 @@ test('daemon: TCP members flip on listener stop/start; storage written only on f
   const d = await startTestDaemon();
   t.after(async () => { await d.stop(); await closeTcp(a); if (b.listening) await closeTcp(b); });
   // the native TCP probe path (docs/health.md "TCP probe path"), unless forced off for a net run
-  assert.equal(d.core.info.tcpProbePath, process.env.GSLBD_TCP_PROBE === 'net' ? 'net' : 'native');
+  assert.equal(d.core.ports.tcpProbePath, process.env.GSLBD_TCP_PROBE === 'net' ? 'net' : 'native');
   const transitions: HealthTransition[] = [];
   d.core.bus.on('health_transition', (e) => transitions.push(e));
   const { pool, members } = await poolWithMembers(d, ['127.0.0.11', '127.0.0.12']);
@@ -101,7 +101,7 @@ test('daemon: check update restarts checkers; disabled and deleted members stop 
   await api(d.url, 'PUT', `/api/v1/members/${members[1]!.id}`, { enabled: false });
   assert.equal(d.core.health.get(pool.id, '127.0.0.22'), undefined);
   assert.equal(storedRow(d, pool.id, '127.0.0.22'), undefined);
-  const probed = () => [...(d.core.info.health as { scheduler: { targets(): Iterable<{ ip: string }> } }).scheduler.targets()].map((x) => x.ip);
+  const probed = () => [...(d.core.ports.health as { scheduler: { targets(): Iterable<{ ip: string }> } }).scheduler.targets()].map((x) => x.ip);
   assert.deepEqual(probed(), ['127.0.0.21']);
 
   // deleting a member drops it in the same turn as the API write

@@ -48,7 +48,7 @@ test('e2e: failover service follows HTTP health of its members; WS and /metrics 
     await d.stop();
     for (const s of [primary, secondary, restarted]) if (s?.listening) await stop(s);
   });
-  const dnsPort = d.info.dnsPort as number;
+  const dnsPort = d.ports.dnsPort as number;
   assert.ok(dnsPort > 0, 'the DNS part publishes its port');
   const pool = (await api(d.url, 'POST', '/api/v1/pools', { name: 'fo' })).body;
   await api(d.url, 'POST', `/api/v1/pools/${pool.id}/members`, { ipAddress: '127.0.0.81', port, priority: 1 });
@@ -84,7 +84,7 @@ test('e2e: failover service follows HTTP health of its members; WS and /metrics 
 
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(healthMsgs.map((m) => [m.ipAddress, m.healthy]), [['127.0.0.81', false], ['127.0.0.81', true]]);
-  const metrics = await (await fetch(`http://127.0.0.1:${d.info.metricsPort as number}/metrics`)).text();
+  const metrics = await (await fetch(`http://127.0.0.1:${d.ports.metricsPort as number}/metrics`)).text();
   assert.match(metrics, /gslbd_health_failover_detection_seconds_count\{[^}]*direction="down"[^}]*\} 1/);
   assert.match(metrics, /gslbd_health_failover_detection_seconds_count\{[^}]*direction="up"[^}]*\} 1/);
   console.log(`failover: down ${down} ms, up ${up} ms (interval ${INTERVAL}, timeout ${TIMEOUT})`);

@@ -28,9 +28,9 @@ test('each listener is logged once at info with the address actually bound', asy
   try {
     const want: Record<string, string> = {
       api: `127.0.0.1:${d.apiAddress!.port}`,
-      'dns udp': `127.0.0.1:${d.info.dnsPort as number}`,
-      'dns tcp': `127.0.0.1:${d.info.dnsPort as number}`,
-      metrics: `127.0.0.1:${d.info.metricsPort as number}`,
+      'dns udp': `127.0.0.1:${d.ports.dnsPort as number}`,
+      'dns tcp': `127.0.0.1:${d.ports.dnsPort as number}`,
+      metrics: `127.0.0.1:${d.ports.metricsPort as number}`,
     };
     const lines = d.logs.lines.filter((l) => l.msg === 'listening');
     assert.deepEqual(Object.fromEntries(lines.map((l) => [l.listener, l.address])), want);

@@ -22,7 +22,7 @@ test('metrics: /metrics on metrics.port serves process, health endpoint and fail
   const port = (listener.address() as AddressInfo).port;
   const d = await startTestDaemon({ metrics: { enablePrometheus: true, listenAddr: '127.0.0.1', port: 0 } } as never);
   t.after(async () => { await d.stop(); if (listener.listening) await new Promise((r) => listener.close(r)); });
-  const mport = d.info.metricsPort as number;
+  const mport = d.ports.metricsPort as number;
   assert.ok(Number.isInteger(mport) && mport > 0, 'bound port published');
 
   let m = await scrape(mport);
@@ -55,5 +55,5 @@ test('metrics: /metrics on metrics.port serves process, health endpoint and fail
 test('metrics: no listener unless enablePrometheus', async (t) => {
   const d = await startTestDaemon();
   t.after(() => d.stop());
-  assert.equal(d.info.metricsPort, undefined);
+  assert.equal(d.ports.metricsPort, undefined);
 });

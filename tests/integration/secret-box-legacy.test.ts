@@ -72,7 +72,7 @@ test('secrets sealed by the former helpers still open; a sealed value does not o
     storedSecrets(dbPath, { totpSecret: legacySeal('v1', secret), password: legacySeal('gcm1', 'smtp-pass-1') });
     d = await startTestDaemon({ database: { path: dbPath } }, ENV);
     assert.doesNotMatch(d.logs.text(), /stored mail password unreadable/);
-    assert.equal((d.core.info.alerts as AlertsInfo).mail.current(SYSTEM_MAIL).settings?.password, 'smtp-pass-1');
+    assert.equal((d.core.ports.alerts as AlertsInfo).mail.current(SYSTEM_MAIL).settings?.password, 'smtp-pass-1');
     const login = await api(d.url, 'POST', '/api/v1/auth/login', { email: 't@example.test', password: 'totp-user-pw1', totpCode: authenticator.generate(secret) });
     assert.equal(login.status, 200, JSON.stringify(login.body));
 

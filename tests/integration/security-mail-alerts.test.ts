@@ -44,7 +44,7 @@ test('a health flip mails only the pool\'s own tenant, through its own relay', a
     d.core.bus.emit('health_transition', { poolId: pools[t], ipAddress: `192.0.2.${10 + i}`, healthy: false, score: 0, timestamp: t0, rttMs: 0, node: 'test-node' });
   }
   await Promise.all([relays.server.waitFor(1), relays.acme.waitFor(1), relays.beta.waitFor(1)]);
-  await (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+  await (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
   const want: [RecordingRelay, string, string][] = [[relays.server, 'ops', 'noc@ops.test'], [relays.acme, 'acme', 'noc@acme.test'], [relays.beta, 'beta', 'noc@beta.test']];
   for (const [relay, tenant, rcpt] of want) {
     assert.equal(relay.messages.length, 1, `${tenant}: one message`);
@@ -62,7 +62,7 @@ test('a GitOps rejection is a system alert: server-wide relay only', async () =>
   const before = { acme: relays.acme.messages.length, beta: relays.beta.messages.length, server: relays.server.messages.length };
   d.core.bus.emit('gitops_rejected', { revision: 'badc0ffee'.padEnd(40, '0'), reason: 'SignatureInvalid', message: 'not signed' });
   await relays.server.waitFor(before.server + 1);
-  await (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+  await (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
   assert.match(relays.server.messages.at(-1)!.subject, /GitOps revision badc0ffee/);
   assert.equal(relays.acme.messages.length, before.acme);
   assert.equal(relays.beta.messages.length, before.beta);
@@ -74,7 +74,7 @@ test('a tenant that deletes its settings stops getting mail; other tenants are u
   const before = { acme: relays.acme.messages.length, beta: relays.beta.messages.length, server: relays.server.messages.length };
   for (const t of ['acme', 'beta'] as const) d.core.bus.emit('health_transition', { poolId: pools[t], ipAddress: '192.0.2.99', healthy: true, score: 1, timestamp: Date.now(), rttMs: 1, node: 'test-node' });
   await relays.acme.waitFor(before.acme + 1);
-  await (d.core.info.alerts as AlertsInfo).dispatcher.idle();
+  await (d.core.ports.alerts as AlertsInfo).dispatcher.idle();
   assert.equal(relays.beta.messages.length, before.beta, 'beta has no relay any more');
   assert.equal(relays.server.messages.length, before.server, 'and does not fall back to the server-wide one');
 });

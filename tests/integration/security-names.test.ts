@@ -42,7 +42,7 @@ async function service(d: TestDaemon, h: H, name: string, domain: string, poolId
 }
 
 async function answers(d: TestDaemon, name: string): Promise<{ status: string; answers: string[] }> {
-  const r = await dig(d.info.dnsPort as number, [name, 'A']);
+  const r = await dig(d.ports.dnsPort as number, [name, 'A']);
   return { status: r.status, answers: r.answers };
 }
 

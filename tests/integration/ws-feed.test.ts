@@ -86,7 +86,7 @@ test('ws: token then feed with member snapshot, stats, CRUD and health_update; c
   assert.deepEqual([hu.payload.poolId, hu.payload.ipAddress, hu.payload.healthy, hu.payload.score, hu.payload.node], [pool.id, '127.0.0.61', false, 0, 'test-node']);
   assert.ok(Number.isInteger(hu.payload.timestamp) && Number.isInteger(hu.payload.rttMs));
 
-  (d.core.info.ws as { publishStats: () => void }).publishStats();
+  (d.core.ports.ws as { publishStats: () => void }).publishStats();
   const s2 = await c.next((m) => m.type === 'stats_update' && m.payload.unhealthyMembers === 1);
   assert.equal(s2.payload.webSocketClients, 1);
 
@@ -104,7 +104,7 @@ test('ws: missing, forged and expired tokens are refused with 401 before the upg
   const other = await new WsTokens().issue({ tenantId: null, actor: 'x' }); // another process's key
   assert.equal(await refusedStatus(`${base}?token=${other.token}`), 401);
   // a token of this daemon's key issued 2 minutes ago has expired
-  const rt = d.core.info.ws as { tokens: WsTokens };
+  const rt = d.core.ports.ws as { tokens: WsTokens };
   const key = (rt.tokens as unknown as { key: Uint8Array }).key;
   const old = await new WsTokens(() => Date.now() - 120_000, key).issue({ tenantId: null, actor: 'x' });
   assert.ok(old.expiresAt < Date.now());

@@ -12,7 +12,7 @@ import { webhookChecker } from './webhook.js';
 /** One checker per check type (gslb-api.md "Health check types"). `http` covers HTTPS (`tls`). */
 export type CheckerSet = Record<HealthCheckType, Checker>;
 
-/** Which TCP probe implementation a checker set uses (`core.info.tcpProbePath`). */
+/** Which TCP probe implementation a checker set uses (`core.ports.tcpProbePath`). */
 export type TcpProbePath = 'native' | 'net';
 
 let fallbackLogged = false;

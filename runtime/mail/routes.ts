@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest } from '../../errors.js';
-import { mailOwnerOf, ownerKey, type MailOwner } from '../../mail/owner.js';
-import type { MailService } from '../../mail/service.js';
-import type { MailSettingsInput } from '../../mail/settings.js';
-import type { MailTemplates } from '../../mail/templates.js';
-import { isMailAddress } from '../../mail/settings.js';
+import { badRequest } from '../errors.js';
+import { mailOwnerOf, ownerKey, type MailOwner } from './owner.js';
+import type { MailService } from './service.js';
+import type { MailSettingsInput } from './settings.js';
+import type { MailTemplates } from './templates.js';
+import { isMailAddress } from './settings.js';
 
 const settingsBody = {
   type: 'object',

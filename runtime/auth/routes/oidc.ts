@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import { domainAllowed, resolveRole } from '../../auth/role-claim.js';
+import type { AuthServices } from '../services.js';
+import { domainAllowed, resolveRole } from '../role-claim.js';
 import { DEFAULT_TENANT } from '../../model/types.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import { startSession } from './auth-common.js';
+import { startSession } from './common.js';
 
 /**
  * Single sign-on (gslb-config-auth.md §5.7). 404 when single sign-on is off. The callback refuses a

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import { matchTotp, newTotpSecret } from '../../auth/totp.js';
+import type { AuthServices } from '../services.js';
+import { matchTotp, newTotpSecret } from '../totp.js';
 import { badRequest, conflict } from '../../errors.js';
-import { openTotpSecret, requireSessionUser } from './auth-common.js';
+import { openTotpSecret, requireSessionUser } from './common.js';
 
 /**
  * TOTP enrolment (gslb-config-auth.md §4, §5.6). Setup stores a pending secret (encrypted) and

@@ -4,8 +4,9 @@ import type { PoolRow } from '../../model/types.js';
 import { toApi } from '../../model/public.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { getRow } from '../../snapshot/snapshot.js';
-import { listVisible, requireRow, tenantFor, write } from './access.js';
-import { idParams, ref } from './schemas.js';
+import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
+import { write } from '../write.js';
+import { idParams, ref } from '../../api/schemas.js';
 
 /** /pools: create, list, read, rename, delete (cascades to members, health check and geo rules). */
 export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
@@ -16,17 +17,17 @@ export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     return reply.status(201).send(toApi(getRow(s, 'pool', row.id)!));
   });
   app.get('/pools', { config: { permission: 'pools:read' }, schema: { tags: ['pools'] } }, async (req) =>
-    listVisible<PoolRow>(core.holder.current, req, 'pool').map(toApi));
+    listVisible<PoolRow>(core.holder.current, req.principal, 'pool').map(toApi));
   app.get('/pools/:id', { config: { permission: 'pools:read' }, schema: { tags: ['pools'], params: idParams } }, async (req) =>
-    toApi(requireRow(core.holder.current, req, 'pool', (req.params as { id: string }).id)));
+    toApi(requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id)));
   app.put('/pools/:id', { config: { permission: 'pools:write' }, schema: { tags: ['pools'], params: idParams, body: ref('PoolBody') } }, async (req) => {
     const { id } = req.params as { id: string };
-    const cur = requireRow<PoolRow>(core.holder.current, req, 'pool', id);
+    const cur = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, name: (req.body as { name: string }).name }, rev));
     return toApi(getRow(s, 'pool', id)!);
   });
   app.delete('/pools/:id', { config: { permission: 'pools:write' }, schema: { tags: ['pools'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req, 'pool', (req.params as { id: string }).id);
+    const cur = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Core } from '../../app.js';
-import { badRequest, forbidden, unauthorized } from '../../errors.js';
-import type { GitOpsController } from '../../../controller/controller.js';
-import { dryRun } from '../../../controller/dry-run.js';
-import { validationEnv } from '../../../controller/validate/names.js';
-import { planToJson, renderPlanText } from '../../../controller/render/plan.js';
-import { parsePushEvent, verifyWebhookSignature } from '../../../controller/webhook.js';
+import type { Core } from '../runtime/app.js';
+import { badRequest, forbidden, unauthorized } from '../runtime/errors.js';
+import type { GitOpsController } from './controller.js';
+import { dryRun } from './dry-run.js';
+import { validationEnv } from './validate/names.js';
+import { planToJson, renderPlanText } from './render/plan.js';
+import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
 
 const planBody = {
   type: 'object', additionalProperties: false, required: ['files'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
+import type { AuthServices } from '../services.js';
 import { conflict, notFound } from '../../errors.js';
 
 const tenantIdParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['id'] } as const;

@@ -8,8 +8,9 @@ import { healthCheckFields } from '../../model/normalize.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { childrenOf, getRow } from '../../snapshot/snapshot.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import { requireRow, write } from './access.js';
-import { idParams, ref } from './schemas.js';
+import { requireRow } from '../../tenancy/visibility.js';
+import { write } from '../write.js';
+import { idParams, ref } from '../../api/schemas.js';
 
 /**
  * Refuses a check that carries a script unless this server allows scripts (403 for everybody when
@@ -30,7 +31,7 @@ function assertScriptAllowed(core: Core, principal: Principal, fields: HealthChe
 export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   const current = (poolId: string) => childrenOf<HealthCheckRow>(core.holder.current, poolId, 'healthcheck')[0];
   app.put('/pools/:id/healthcheck', { config: { permission: 'pools:write' }, schema: { tags: ['healthchecks'], params: idParams, body: ref('HealthCheckBody') } }, async (req) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req, 'pool', (req.params as { id: string }).id);
+    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
     const fields = healthCheckFields((req.body ?? {}) as Record<string, unknown>);
     assertScriptAllowed(core, req.principal, fields);
     const cur = current(pool.id);
@@ -40,13 +41,13 @@ export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app)
     return toApi(getRow(s, 'healthcheck', id)!);
   });
   app.get('/pools/:id/healthcheck', { config: { permission: 'pools:read' }, schema: { tags: ['healthchecks'], params: idParams } }, async (req) => {
-    const pool = requireRow(core.holder.current, req, 'pool', (req.params as { id: string }).id);
+    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
     const hc = current(pool.id);
     if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
     return toApi(hc);
   });
   app.delete('/pools/:id/healthcheck', { config: { permission: 'pools:write' }, schema: { tags: ['healthchecks'], params: idParams } }, async (req, reply) => {
-    const pool = requireRow(core.holder.current, req, 'pool', (req.params as { id: string }).id);
+    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
     const hc = current(pool.id);
     if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
     write(core, (snap, rev) => planDelete(snap, hc, rev));

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import type { UserRecord } from '../../auth/user-store.js';
-import { sessionCookie } from '../../auth/cookies.js';
+import type { AuthServices } from '../services.js';
+import type { UserRecord } from '../user-store.js';
+import { sessionCookie } from '../cookies.js';
 import { GslbError, forbidden, unauthorized } from '../../errors.js';
 
 /** The login response of gslb-config-auth.md §2. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import { checkPasswordRules, hashPassword } from '../../auth/passwords.js';
+import type { AuthServices } from '../services.js';
+import { checkPasswordRules, hashPassword } from '../passwords.js';
 import { badRequest } from '../../errors.js';
 import { sendPasswordReset } from '../../mail/reset.js';
 

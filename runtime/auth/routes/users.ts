@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import { publicUser, type UserRecord } from '../../auth/user-store.js';
-import { checkEmail, checkPasswordRules, hashPassword } from '../../auth/passwords.js';
-import { ROLES, type Role } from '../../auth/permissions.js';
-import { tenantFor } from './access.js';
+import type { AuthServices } from '../services.js';
+import { publicUser, type UserRecord } from '../user-store.js';
+import { checkEmail, checkPasswordRules, hashPassword } from '../passwords.js';
+import { ROLES, type Role } from '../permissions.js';
+import { tenantFor } from '../../tenancy/visibility.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import { idParams } from './schemas.js';
+import { idParams } from '../../api/schemas.js';
 
 const roleSchema = { type: 'string', enum: [...ROLES] } as const;
 const createBody = {

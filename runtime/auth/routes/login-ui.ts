@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ACCOUNT_HTML, LOGIN_HTML, STYLE_CSS } from './pages.js';
-import { ACCOUNT_JS, LOGIN_JS } from './scripts.js';
+import { ACCOUNT_HTML, LOGIN_HTML, STYLE_CSS } from '../login-ui/pages.js';
+import { ACCOUNT_JS, LOGIN_JS } from '../login-ui/scripts.js';
 
 const CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
@@ -24,4 +24,10 @@ export async function loginUiPlugin(app: FastifyInstance): Promise<void> {
   app.get('/ui/login/login.js', pub, async (_req, reply) => send(reply, 'text/javascript; charset=utf-8', LOGIN_JS));
   app.get('/ui/login/account.js', pub, async (_req, reply) => send(reply, 'text/javascript; charset=utf-8', ACCOUNT_JS));
   app.get('/ui/login/style.css', pub, async (_req, reply) => send(reply, 'text/css; charset=utf-8', STYLE_CSS));
+}
+
+/** GET / when nothing else serves it: the single-sign-on callback lands there (§4); go to the account page. */
+export async function rootRedirectPlugin(app: FastifyInstance): Promise<void> {
+  if (app.hasRoute({ method: 'GET', url: '/' })) return;
+  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.redirect('/ui/account', 302));
 }

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import dnsPacket from 'dns-packet';
-import type { Answerer, PendingAnswer } from '../../dns/answer.js';
-import type { StepTrace } from '../../balancer/types.js';
-import { rcodeName } from '../../dns/metrics.js';
-import { buildQueryPacket, QTYPES } from '../../dns/query-packet.js';
-import { toFqdn } from '../../tenancy/names.js';
-import { notFound } from '../../errors.js';
+import type { Answerer, PendingAnswer } from './answer.js';
+import type { StepTrace } from '../balancer/types.js';
+import { rcodeName } from './metrics.js';
+import { buildQueryPacket, QTYPES } from './query-packet.js';
+import { toFqdn } from '../tenancy/names.js';
+import { notFound } from '../errors.js';
 
 const body = {
   type: 'object',

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthServices } from '../../auth/services.js';
-import { publicUser } from '../../auth/user-store.js';
-import { checkEmail, checkPasswordRules, hashPassword, verifyPassword } from '../../auth/passwords.js';
-import { matchTotp } from '../../auth/totp.js';
-import { clearedCookie } from '../../auth/cookies.js';
-import { PERMISSIONS, permissionsOf } from '../../auth/permissions.js';
+import type { AuthServices } from '../services.js';
+import { publicUser } from '../user-store.js';
+import { checkEmail, checkPasswordRules, hashPassword, verifyPassword } from '../passwords.js';
+import { matchTotp } from '../totp.js';
+import { clearedCookie } from '../cookies.js';
+import { PERMISSIONS, permissionsOf } from '../permissions.js';
 import { DEFAULT_TENANT } from '../../model/types.js';
 import { GslbError, notFound, unauthorized } from '../../errors.js';
-import { openTotpSecret, requireSessionUser, startSession } from './auth-common.js';
+import { openTotpSecret, requireSessionUser, startSession } from './common.js';
 
 const loginBody = {
   type: 'object',

@@ -7,8 +7,9 @@ import { planCreate, planDelete, planUpdate } from '../../../controller/plan/del
 import { getRow, rowsOf } from '../../snapshot/snapshot.js';
 import { badRequest, conflict, forbidden } from '../../errors.js';
 import { checkNameClaim, nameRules } from '../../tenancy/names.js';
-import { listVisible, requireRow, tenantFor, write } from './access.js';
-import { idParams, ref } from './schemas.js';
+import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
+import { write } from '../write.js';
+import { idParams, ref } from '../../api/schemas.js';
 
 /**
  * Validates what the schema cannot: the pool exists (and is the caller's), and the caller may use
@@ -35,19 +36,19 @@ export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     return reply.status(201).send(toApi(getRow(s, 'service', row.id)!));
   });
   app.get('/services', { config: { permission: 'pools:read' }, schema: { tags: ['services'] } }, async (req) =>
-    listVisible(core.holder.current, req, 'service').map(toApi));
+    listVisible(core.holder.current, req.principal, 'service').map(toApi));
   app.get('/services/:id', { config: { permission: 'pools:read' }, schema: { tags: ['services'], params: idParams } }, async (req) =>
-    toApi(requireRow(core.holder.current, req, 'service', (req.params as { id: string }).id)));
+    toApi(requireRow(core.holder.current, req.principal, 'service', (req.params as { id: string }).id)));
   app.put('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams, body: ref('ServiceBody') } }, async (req) => {
     const { id } = req.params as { id: string };
-    const cur = requireRow<ServiceRow>(core.holder.current, req, 'service', id);
+    const cur = requireRow<ServiceRow>(core.holder.current, req.principal, 'service', id);
     const f = serviceFields(req.body as Record<string, unknown>);
     checkService(core, req, f, cur.tenantId, id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
     return toApi(getRow(s, 'service', id)!);
   });
   app.delete('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req, 'service', (req.params as { id: string }).id);
+    const cur = requireRow(core.holder.current, req.principal, 'service', (req.params as { id: string }).id);
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite talks to as real peers (dig, kdig, nats-server, gpg,
+# git, BIRD, dnsperf, gdnsd, Chromium, ping, openssl) and the compilers the native addons need.
+# Installs only what is missing; a machine that has them all is left alone. Needs root (or sudo).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=(bind9-dnsutils knot-dnsutils nats-server gnupg git bird2 dnsperf gdnsd chromium iputils-ping openssl python3 make g++)
+missing=()
+for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
+      echo "gslbd tests need these Debian packages, and installing them needs root: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  echo "installing test peers: ${missing[*]}" >&2
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# gdnsd is only a benchmark peer; its packaged service must not hold port 53 during tests.
+systemctl stop gdnsd >/dev/null 2>&1 || true
