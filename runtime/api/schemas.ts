@@ -24,15 +24,25 @@ export const ref = (name: string) => ({ $ref: `${resourceSchema.$id}#/$defs/${na
 export const apiRef = (area: string, name: string) => ({ $ref: `api-${area}.v1.schema.json#/$defs/${name}` });
 
 /**
- * Error responses of a route, every one the catalogue's `{error}` body (runtime/api/errors.ts),
- * with the documented extras kept (`additionalProperties`). Pass the codes the route can answer
- * besides the auth hook's 401/403, which every non-public route gets from `errorResponses`.
+ * Error responses of a route that needs credentials, every one the catalogue's `{error}` body
+ * (runtime/api/errors.ts) with the documented extras kept (`additionalProperties`): 401 and 403
+ * (the auth hook answers them on every non-public route) plus `codes`, the ones the validator and
+ * the handler can answer (400 for a body or params schema, 404 for an `:id`, 409 for a write to a
+ * git-owned row). 413 and 415 are global and not listed per route.
  */
 export function errorResponses(...codes: number[]): Record<number, unknown> {
+  return publicErrorResponses(401, 403, ...codes);
+}
+
+/** Error responses of a public route (no auth hook answer): exactly `codes`. */
+export function publicErrorResponses(...codes: number[]): Record<number, unknown> {
   const out: Record<number, unknown> = {};
   for (const c of codes) out[c] = { description: ERROR_TEXT[c] ?? 'error', ...ref('Error') };
   return out;
 }
+
+/** The response of a route that answers 204 with no body. */
+export const noContent = (description: string) => ({ 204: { description, type: 'null' } });
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid request: the message names the field and the rule',
@@ -42,6 +52,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'conflict: a git-owned row, a name in use, or a stale plan',
   413: 'request body too large',
   415: 'content type must be application/json',
+  426: 'upgrade required: open this route as a WebSocket',
   422: 'the request is well-formed but cannot be carried out',
   429: 'too many attempts; retry later',
   500: 'internal error',
@@ -49,4 +60,8 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'not ready, or the feature is switched off',
 };
 
-export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
+/** Path parameters of an `/{id}` route. */
+export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200, description: 'resource id' } }, required: ['id'] } as const;
+
+/** The TypeScript shape of {@link idParams}. */
+export type IdParams = { id: string };

@@ -62,6 +62,15 @@ function registerJsonParser(app: FastifyInstance): void {
 }
 
 /**
+ * The OpenAPI component name of a shared schema: its file name without `.v1.schema.json`
+ * (`resources`, `api-dns`), so definitions appear as `api-resources-Pool`, `resources-PoolBody`
+ * and keep their names whatever else is registered. Inline schemas keep @fastify/swagger's `def-N`.
+ */
+function componentName(json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number): string {
+  return typeof json.$id === 'string' ? json.$id.replace(/\.v1\.schema\.json$/, '') : `def-${i}`;
+}
+
+/**
  * Builds the API server: /api/v1 with every part's plugins, the auth hook, audit, one error shape,
  * and the OpenAPI document generated from the same schemas that validate requests.
  */
@@ -91,10 +100,13 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'gslbd API', version: '1' },
+      info: { title: 'gslbd API', version: '1', description: 'The REST API of gslbd under /api/v1 (docs/api.md). Errors are `{error}` bodies.' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, cookie: { type: 'apiKey', in: 'cookie', name: 'gslb_session' } } },
       security: [{ bearer: [] }, { cookie: [] }],
     },
+    refResolver: { buildLocalReference: componentName },
+    // a public route needs no credentials: its operation says so with an empty security list
+    transform: ({ schema, url, route }) => ({ schema: (route.config as { public?: boolean } | undefined)?.public ? { ...schema, security: [] } : schema, url }),
   });
   await app.register(async (api) => {
     for (const p of ext.apiPlugins) await api.register(p);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Core } from '../../app.js';
 import { dashboardStats, snapshotDocument } from '../dashboard.js';
+import { apiRef, errorResponses } from '../../api/schemas.js';
 
 type Cached = { healthVersion: number; at: number; body: string };
 const SNAPSHOT_CACHE = new WeakMap<object, Map<string, Cached>>();
@@ -29,9 +30,20 @@ function snapshotBody(core: Core, req: FastifyRequest): string {
 export const dashboardRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   // `starting` while the daemon's parts (DNS among them) are still starting behind a listening API,
   // so `gslbctl wait --ready` does not return before DNS answers (docs/demo.md)
-  app.get('/health', { config: { public: true }, schema: { tags: ['system'] } }, async () => ({ status: core.ports.started === false ? 'starting' : 'ok' }));
-  app.get('/dashboard/stats', { config: { permission: 'pools:read' }, schema: { tags: ['dashboard'] } }, async (req) => dashboardStats(core, req.principal));
-  app.get('/snapshot', { config: { permission: 'pools:read' }, schema: { tags: ['dashboard'] } }, async (req, reply) => {
+  app.get('/health', {
+    config: { public: true },
+    schema: { operationId: 'getHealth', summary: 'Liveness of the API', tags: ['system'], response: { 200: { description: 'ok, or starting while the parts start', ...apiRef('system', 'Health') } } },
+  }, async () => ({ status: core.ports.started === false ? 'starting' : 'ok' }));
+  app.get('/dashboard/stats', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getDashboardStats', summary: 'Dashboard statistics', tags: ['dashboard'], response: { 200: { description: 'counts over what the caller may see', ...apiRef('resources', 'DashboardStats') }, ...errorResponses() } },
+  }, async (req) => dashboardStats(core, req.principal));
+  // The body is serialised once per second at most (snapshotBody) and sent as that string: the
+  // schema documents it; it does not serialise it.
+  app.get('/snapshot', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getSnapshot', summary: "The dashboard's initial-load document", tags: ['dashboard'], response: { 200: { description: 'pools, members, health, geo rules, services and statistics', ...apiRef('resources', 'Snapshot') }, ...errorResponses() } },
+  }, async (req, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8');
     return snapshotBody(core, req);
   });

@@ -7,22 +7,35 @@ import { planCreate, planDelete } from '../../../controller/plan/delta.js';
 import { childrenOf, getRow } from '../../snapshot/snapshot.js';
 import { requireRow } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { idParams, ref } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
+import type { GeoRuleBody } from './types.js';
+
+const geoRule = apiRef('resources', 'GeoRule');
+const tags = ['georules'];
 
 /** Geo rules (CIDR → endpoint) of a pool, used by the map-file algorithm. */
 export const geoRuleRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.post('/pools/:id/georules', { config: { permission: 'pools:write' }, schema: { tags: ['georules'], params: idParams, body: ref('GeoRuleBody') } }, async (req, reply) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
-    const row: GeoRuleRow = { kind: 'georule', id: core.newId(), poolId: pool.id, ...geoRuleFields(req.body as Record<string, unknown>), origin: 'api', revision: '', tenantId: pool.tenantId };
+  app.post<{ Body: GeoRuleBody; Params: IdParams }>('/pools/:id/georules', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'createGeoRule', summary: 'Add a geo rule to a pool', tags, params: idParams, body: ref('GeoRuleBody'), response: { 201: { description: 'the new rule', ...geoRule }, ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const row: GeoRuleRow = { kind: 'georule', id: core.newId(), poolId: pool.id, ...geoRuleFields(req.body), origin: 'api', revision: '', tenantId: pool.tenantId };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'georule', row.id)!));
   });
-  app.get('/pools/:id/georules', { config: { permission: 'pools:read' }, schema: { tags: ['georules'], params: idParams } }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.get<{ Params: IdParams }>('/pools/:id/georules', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'listGeoRules', summary: 'List the geo rules of a pool', tags, params: idParams, response: { 200: { description: 'the rules in storage order', type: 'array', items: geoRule }, ...errorResponses(400, 404) } },
+  }, async (req) => {
+    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
     return childrenOf(core.holder.current, pool.id, 'georule').map(toApi);
   });
-  app.delete('/georules/:id', { config: { permission: 'pools:write' }, schema: { tags: ['georules'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'georule', (req.params as { id: string }).id, 'geo rule');
+  app.delete<{ Params: IdParams }>('/georules/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'deleteGeoRule', summary: 'Delete a geo rule', tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const cur = requireRow(core.holder.current, req.principal, 'georule', req.params.id, 'geo rule');
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

@@ -10,7 +10,11 @@ import { childrenOf, getRow } from '../../snapshot/snapshot.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { requireRow } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { idParams, ref } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
+import type { HealthCheckBody } from './types.js';
+
+const healthCheck = apiRef('resources', 'HealthCheck');
+const tags = ['healthchecks'];
 
 /**
  * Refuses a check that carries a script unless this server allows scripts (403 for everybody when
@@ -30,9 +34,15 @@ function assertScriptAllowed(core: Core, principal: Principal, fields: HealthChe
 /** The one health check of a pool: upsert, read, delete. Script checks: {@link assertScriptAllowed}. */
 export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   const current = (poolId: string) => childrenOf<HealthCheckRow>(core.holder.current, poolId, 'healthcheck')[0];
-  app.put('/pools/:id/healthcheck', { config: { permission: 'pools:write' }, schema: { tags: ['healthchecks'], params: idParams, body: ref('HealthCheckBody') } }, async (req) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
-    const fields = healthCheckFields((req.body ?? {}) as Record<string, unknown>);
+  app.put<{ Body: HealthCheckBody; Params: IdParams }>('/pools/:id/healthcheck', {
+    config: { permission: 'pools:write' },
+    schema: {
+      operationId: 'putHealthCheck', summary: "Create or replace a pool's health check", tags, params: idParams, body: ref('HealthCheckBody'),
+      response: { 200: { description: 'the health check with every default applied', ...healthCheck }, ...errorResponses(400, 404, 409) },
+    },
+  }, async (req) => {
+    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const fields = healthCheckFields(req.body);
     assertScriptAllowed(core, req.principal, fields);
     const cur = current(pool.id);
     const id = cur?.id ?? core.newId();
@@ -40,14 +50,20 @@ export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app)
     const s = write(core, (snap, rev) => (cur ? planUpdate(snap, cur, row, rev) : planCreate(snap, row, rev)));
     return toApi(getRow(s, 'healthcheck', id)!);
   });
-  app.get('/pools/:id/healthcheck', { config: { permission: 'pools:read' }, schema: { tags: ['healthchecks'], params: idParams } }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.get<{ Params: IdParams }>('/pools/:id/healthcheck', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getHealthCheck', summary: "Read a pool's health check", tags, params: idParams, response: { 200: { description: 'the health check', ...healthCheck }, ...errorResponses(400, 404) } },
+  }, async (req) => {
+    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
     const hc = current(pool.id);
     if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
     return toApi(hc);
   });
-  app.delete('/pools/:id/healthcheck', { config: { permission: 'pools:write' }, schema: { tags: ['healthchecks'], params: idParams } }, async (req, reply) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.delete<{ Params: IdParams }>('/pools/:id/healthcheck', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'deleteHealthCheck', summary: "Delete a pool's health check", tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
     const hc = current(pool.id);
     if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
     write(core, (snap, rev) => planDelete(snap, hc, rev));

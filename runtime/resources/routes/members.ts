@@ -8,7 +8,11 @@ import { childrenOf, getRow } from '../../snapshot/snapshot.js';
 import { conflict } from '../../errors.js';
 import { requireRow } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { idParams, ref } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
+import type { MemberCreate, MemberUpdate } from './types.js';
+
+const member = apiRef('resources', 'Member');
+const tags = ['members'];
 
 function assertUniqueEndpoint(core: Core, poolId: string, ip: string, port: number, selfId?: string): void {
   const dup = childrenOf<MemberRow>(core.holder.current, poolId, 'member').find((m) => m.ipAddress === ip && m.port === port && m.id !== selfId);
@@ -17,30 +21,50 @@ function assertUniqueEndpoint(core: Core, poolId: string, ip: string, port: numb
 
 /** Members of a pool: create under a pool, list, read, update, delete. */
 export const memberRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.post('/pools/:id/members', { config: { permission: 'pools:write' }, schema: { tags: ['members'], params: idParams, body: ref('MemberCreate') } }, async (req, reply) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
-    const f = memberCreateFields(req.body as Record<string, unknown>);
+  app.post<{ Body: MemberCreate; Params: IdParams }>('/pools/:id/members', {
+    config: { permission: 'pools:write' },
+    schema: {
+      operationId: 'createMember', summary: 'Add a member to a pool', tags, params: idParams, body: ref('MemberCreate'),
+      response: { 201: { description: 'the new member (weight 1 when sent as 0 or less, enabled by default)', ...member }, ...errorResponses(400, 404, 409) },
+    },
+  }, async (req, reply) => {
+    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const f = memberCreateFields(req.body);
     assertUniqueEndpoint(core, pool.id, f.ipAddress, f.port);
     const row: MemberRow = { kind: 'member', id: core.newId(), poolId: pool.id, ...f, origin: 'api', revision: '', tenantId: pool.tenantId };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'member', row.id)!));
   });
-  app.get('/pools/:id/members', { config: { permission: 'pools:read' }, schema: { tags: ['members'], params: idParams } }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.get<{ Params: IdParams }>('/pools/:id/members', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'listMembers', summary: 'List the members of a pool', tags, params: idParams, response: { 200: { description: 'the members in storage order', type: 'array', items: member }, ...errorResponses(400, 404) } },
+  }, async (req) => {
+    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
     return childrenOf(core.holder.current, pool.id, 'member').map(toApi);
   });
-  app.get('/members/:id', { config: { permission: 'pools:read' }, schema: { tags: ['members'], params: idParams } }, async (req) =>
-    toApi(requireRow(core.holder.current, req.principal, 'member', (req.params as { id: string }).id)));
-  app.put('/members/:id', { config: { permission: 'pools:write' }, schema: { tags: ['members'], params: idParams, body: ref('MemberUpdate') } }, async (req) => {
-    const { id } = req.params as { id: string };
+  app.get<{ Params: IdParams }>('/members/:id', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getMember', summary: 'Read a member', tags, params: idParams, response: { 200: { description: 'the member', ...member }, ...errorResponses(400, 404) } },
+  }, async (req) => toApi(requireRow(core.holder.current, req.principal, 'member', req.params.id)));
+  app.put<{ Body: MemberUpdate; Params: IdParams }>('/members/:id', {
+    config: { permission: 'pools:write' },
+    schema: {
+      operationId: 'updateMember', summary: 'Change a member (only the fields sent)', tags, params: idParams, body: ref('MemberUpdate'),
+      response: { 200: { description: 'the member', ...member }, ...errorResponses(400, 404, 409) },
+    },
+  }, async (req) => {
+    const { id } = req.params;
     const cur = requireRow<MemberRow>(core.holder.current, req.principal, 'member', id);
-    const next = memberUpdateFields(cur, req.body as Record<string, unknown>);
+    const next = memberUpdateFields(cur, req.body);
     if (next.ipAddress !== cur.ipAddress || next.port !== cur.port) assertUniqueEndpoint(core, cur.poolId, next.ipAddress, next.port, cur.id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, next, rev));
     return toApi(getRow(s, 'member', id)!);
   });
-  app.delete('/members/:id', { config: { permission: 'pools:write' }, schema: { tags: ['members'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'member', (req.params as { id: string }).id);
+  app.delete<{ Params: IdParams }>('/members/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'deleteMember', summary: 'Delete a member', tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const cur = requireRow(core.holder.current, req.principal, 'member', req.params.id);
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

@@ -6,28 +6,44 @@ import { planCreate, planDelete, planUpdate } from '../../../controller/plan/del
 import { getRow } from '../../snapshot/snapshot.js';
 import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { idParams, ref } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
+import type { PoolBody } from './types.js';
+
+const pool = apiRef('resources', 'Pool');
+const tags = ['pools'];
 
 /** /pools: create, list, read, rename, delete (cascades to members, health check and geo rules). */
 export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.post('/pools', { config: { permission: 'pools:write' }, schema: { tags: ['pools'], body: ref('PoolBody') } }, async (req, reply) => {
-    const body = req.body as { name: string };
-    const row: PoolRow = { kind: 'pool', id: core.newId(), name: body.name, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
+  app.post<{ Body: PoolBody }>('/pools', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'createPool', summary: 'Create a pool', tags, body: ref('PoolBody'), response: { 201: { description: 'the new pool', ...pool }, ...errorResponses(400, 409) } },
+  }, async (req, reply) => {
+    const row: PoolRow = { kind: 'pool', id: core.newId(), name: req.body.name, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'pool', row.id)!));
   });
-  app.get('/pools', { config: { permission: 'pools:read' }, schema: { tags: ['pools'] } }, async (req) =>
-    listVisible<PoolRow>(core.holder.current, req.principal, 'pool').map(toApi));
-  app.get('/pools/:id', { config: { permission: 'pools:read' }, schema: { tags: ['pools'], params: idParams } }, async (req) =>
-    toApi(requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id)));
-  app.put('/pools/:id', { config: { permission: 'pools:write' }, schema: { tags: ['pools'], params: idParams, body: ref('PoolBody') } }, async (req) => {
-    const { id } = req.params as { id: string };
+  app.get('/pools', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'listPools', summary: 'List the pools', tags, response: { 200: { description: "the caller's pools", type: 'array', items: pool }, ...errorResponses() } },
+  }, async (req) => listVisible<PoolRow>(core.holder.current, req.principal, 'pool').map(toApi));
+  app.get<{ Params: IdParams }>('/pools/:id', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getPool', summary: 'Read a pool', tags, params: idParams, response: { 200: { description: 'the pool', ...pool }, ...errorResponses(400, 404) } },
+  }, async (req) => toApi(requireRow(core.holder.current, req.principal, 'pool', req.params.id)));
+  app.put<{ Body: PoolBody; Params: IdParams }>('/pools/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'updatePool', summary: 'Rename a pool', tags, params: idParams, body: ref('PoolBody'), response: { 200: { description: 'the pool', ...pool }, ...errorResponses(400, 404, 409) } },
+  }, async (req) => {
+    const { id } = req.params;
     const cur = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', id);
-    const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, name: (req.body as { name: string }).name }, rev));
+    const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, name: req.body.name }, rev));
     return toApi(getRow(s, 'pool', id)!);
   });
-  app.delete('/pools/:id', { config: { permission: 'pools:write' }, schema: { tags: ['pools'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.delete<{ Params: IdParams }>('/pools/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'deletePool', summary: 'Delete a pool with its members, health check and geo rules', tags, params: idParams, response: { ...noContent('deleted; services that pointed at the pool now have poolId null'), ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const cur = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

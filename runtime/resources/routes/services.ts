@@ -9,7 +9,11 @@ import { badRequest, conflict, forbidden } from '../../errors.js';
 import { checkNameClaim, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { idParams, ref } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
+import type { ServiceBody } from './types.js';
+
+const service = apiRef('resources', 'Service');
+const tags = ['services'];
 
 /**
  * Validates what the schema cannot: the pool exists (and is the caller's), and the caller may use
@@ -28,27 +32,43 @@ function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serv
 
 /** Services: bind a DNS name to a pool and an algorithm. */
 export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.post('/services', { config: { permission: 'pools:write' }, schema: { tags: ['services'], body: ref('ServiceBody') } }, async (req, reply) => {
-    const f = serviceFields(req.body as Record<string, unknown>);
+  app.post<{ Body: ServiceBody }>('/services', {
+    config: { permission: 'pools:write' },
+    schema: {
+      operationId: 'createService', summary: 'Create a service', tags, body: ref('ServiceBody'),
+      response: { 201: { description: 'the new service (algorithm round-robin, ttl 60 unless sent)', ...service }, ...errorResponses(400, 409) },
+    },
+  }, async (req, reply) => {
+    const f = serviceFields(req.body);
     checkService(core, req, f, tenantFor(req.principal));
     const row: ServiceRow = { kind: 'service', id: core.newId(), ...f, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'service', row.id)!));
   });
-  app.get('/services', { config: { permission: 'pools:read' }, schema: { tags: ['services'] } }, async (req) =>
-    listVisible(core.holder.current, req.principal, 'service').map(toApi));
-  app.get('/services/:id', { config: { permission: 'pools:read' }, schema: { tags: ['services'], params: idParams } }, async (req) =>
-    toApi(requireRow(core.holder.current, req.principal, 'service', (req.params as { id: string }).id)));
-  app.put('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams, body: ref('ServiceBody') } }, async (req) => {
-    const { id } = req.params as { id: string };
+  app.get('/services', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'listServices', summary: 'List the services', tags, response: { 200: { description: "the caller's services", type: 'array', items: service }, ...errorResponses() } },
+  }, async (req) => listVisible(core.holder.current, req.principal, 'service').map(toApi));
+  app.get<{ Params: IdParams }>('/services/:id', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getService', summary: 'Read a service', tags, params: idParams, response: { 200: { description: 'the service', ...service }, ...errorResponses(400, 404) } },
+  }, async (req) => toApi(requireRow(core.holder.current, req.principal, 'service', req.params.id)));
+  app.put<{ Body: ServiceBody; Params: IdParams }>('/services/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'updateService', summary: 'Replace a service', tags, params: idParams, body: ref('ServiceBody'), response: { 200: { description: 'the service', ...service }, ...errorResponses(400, 404, 409) } },
+  }, async (req) => {
+    const { id } = req.params;
     const cur = requireRow<ServiceRow>(core.holder.current, req.principal, 'service', id);
-    const f = serviceFields(req.body as Record<string, unknown>);
+    const f = serviceFields(req.body);
     checkService(core, req, f, cur.tenantId, id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
     return toApi(getRow(s, 'service', id)!);
   });
-  app.delete('/services/:id', { config: { permission: 'pools:write' }, schema: { tags: ['services'], params: idParams } }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'service', (req.params as { id: string }).id);
+  app.delete<{ Params: IdParams }>('/services/:id', {
+    config: { permission: 'pools:write' },
+    schema: { operationId: 'deleteService', summary: 'Delete a service', tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
+  }, async (req, reply) => {
+    const cur = requireRow(core.holder.current, req.principal, 'service', req.params.id);
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

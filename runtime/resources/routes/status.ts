@@ -3,7 +3,10 @@ import type { Core } from '../../app.js';
 import type { MemberRow, PoolRow } from '../../model/types.js';
 import { childrenOf } from '../../snapshot/snapshot.js';
 import { requireRow } from '../../tenancy/visibility.js';
-import { idParams } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, type IdParams } from '../../api/schemas.js';
+
+const status = apiRef('resources', 'MemberStatus');
+const tags = ['status'];
 
 /**
  * Health status of one member: the live view when a checker has reported, else the stored value,
@@ -27,10 +30,15 @@ export function memberStatus(core: Core, m: MemberRow) {
 
 /** GET /pools/{id}/status and GET /members/{id}/status. */
 export const statusRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  app.get('/pools/:id/status', { config: { permission: 'pools:read' }, schema: { tags: ['status'], params: idParams } }, async (req) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', (req.params as { id: string }).id);
+  app.get<{ Params: IdParams }>('/pools/:id/status', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getPoolStatus', summary: 'Health of every member of a pool', tags, params: idParams, response: { 200: { description: 'one entry per member, in storage order', type: 'array', items: status }, ...errorResponses(400, 404) } },
+  }, async (req) => {
+    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
     return childrenOf<MemberRow>(core.holder.current, pool.id, 'member').map((m) => memberStatus(core, m));
   });
-  app.get('/members/:id/status', { config: { permission: 'pools:read' }, schema: { tags: ['status'], params: idParams } }, async (req) =>
-    memberStatus(core, requireRow<MemberRow>(core.holder.current, req.principal, 'member', (req.params as { id: string }).id)));
+  app.get<{ Params: IdParams }>('/members/:id/status', {
+    config: { permission: 'pools:read' },
+    schema: { operationId: 'getMemberStatus', summary: 'Health of one member', tags, params: idParams, response: { 200: { description: 'the member\'s health', ...status }, ...errorResponses(400, 404) } },
+  }, async (req) => memberStatus(core, requireRow<MemberRow>(core.holder.current, req.principal, 'member', req.params.id)));
 };
