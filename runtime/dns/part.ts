@@ -7,7 +7,8 @@ import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
 import { Answerer } from './answer.js';
 import { DnsMetrics } from './metrics.js';
-import { startDnsServer, type DnsUdpPath, type TransferHandler } from './server.js';
+import { startDnsServer, type DnsUdpPath } from './server.js';
+import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { logListening } from '../log/listening.js';
 

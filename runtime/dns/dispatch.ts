@@ -1,0 +1,52 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log/logger.js';
+import type { Answerer, PendingAnswer } from './answer.js';
+import { rcodeName, typeName, type DnsMetrics } from './metrics.js';
+
+/** What every transport shares: the answerer, metrics, the query log and the lookup deadline. */
+export interface Dispatch {
+  answerer: Answerer;
+  log: Logger;
+  /** records a handled query (metrics, and the query log when on and a reply went out) */
+  finish: (t0: number, src: string, replied: boolean) => void;
+  /**
+   * A lookup that may wait: races the database against the deadline, then answers without
+   * waiting and sends through `send`. Settles once the reply is sent (TCP counts the connection
+   * busy until then).
+   */
+  later: (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => Promise<void>;
+}
+
+export interface DispatchOptions {
+  /** deadline for an answer that waits for a lookup (ms); past it the reply is SERVFAIL */
+  deadlineMs: number;
+  queryLog: boolean;
+  log: Logger;
+  metrics: DnsMetrics;
+}
+
+export const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !== null && !Buffer.isBuffer(r);
+
+export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch {
+  const finish = (t0: number, src: string, replied: boolean) => {
+    const secs = (performance.now() - t0) / 1000;
+    o.metrics.record(answerer.lastQtype, answerer.lastRcode, secs);
+    if (o.queryLog && replied) {
+      o.log.info({
+        name: answerer.lastName, type: typeName(answerer.lastQtype), src, rcode: rcodeName(answerer.lastRcode),
+        answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
+      }, 'dns query');
+    }
+  };
+  const later: Dispatch['later'] = (p, req, src, udp, t0, send) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((r) => { timer = setTimeout(r, o.deadlineMs); });
+    return Promise.race([p.wait, deadline]).then(() => {
+      clearTimeout(timer);
+      const r = answerer.handle(req, src, udp, false) as Buffer | null;
+      if (r) send(r);
+      finish(t0, src, r !== null);
+    });
+  };
+  return { answerer, log: o.log, finish, later };
+}

@@ -1,0 +1,54 @@
+import { performance } from 'node:perf_hooks';
+import type { PendingAnswer } from './answer.js';
+import { isPending, type Dispatch } from './dispatch.js';
+import type { TcpMessageHandler } from './tcp-connection.js';
+import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
+
+/**
+ * Answers an AXFR or IXFR request received over TCP: the reply messages in order (each without
+ * the TCP length prefix), or undefined to let the server answer REFUSED.
+ */
+export type TransferHandler = (req: Buffer, src: string) => Promise<Buffer[] | undefined> | Buffer[] | undefined;
+
+const transferProbe = new ParsedQuery();
+
+/** The query type of a request when it is a well-formed AXFR or IXFR query, else 0. */
+function transferType(msg: Buffer): number {
+  const q = transferProbe;
+  if (decodeQuery(msg, q) !== DecodeStatus.Ok) return 0;
+  return q.qtype === 252 || q.qtype === 251 ? q.qtype : 0;
+}
+
+const frame = (b: Buffer) => { const h = Buffer.allocUnsafe(2); h.writeUInt16BE(b.length); return Buffer.concat([h, b]); };
+
+/**
+ * One complete TCP message: a zone transfer goes to the transfer handler (read per message, so a
+ * part may install it later), anything else to the answerer (its TCP replies carry the length
+ * prefix already).
+ */
+export function tcpMessageHandler(d: Dispatch, transfer: (() => TransferHandler | undefined) | undefined): TcpMessageHandler {
+  const { answerer, log } = d;
+  return (msg, src, reply) => {
+    const t0 = performance.now();
+    const xfr = transfer?.();
+    if (xfr && transferType(msg) !== 0) {
+      const req = Buffer.from(msg);
+      return Promise.resolve(xfr(req, src)).then((msgs) => {
+        if (msgs) for (const m of msgs) reply.send(frame(m));
+        else { const r = answerer.handle(req, src, false, false) as Buffer | null; if (r) reply.send(r); }
+      }, (err: unknown) => { log.error({ err }, 'dns zone transfer failed'); reply.close(); });
+    }
+    let r: Buffer | PendingAnswer | null;
+    try {
+      r = answerer.handle(msg, src, false, true);
+    } catch (err) {
+      log.error({ err }, 'dns answer failed');
+      reply.close();
+      return undefined;
+    }
+    if (isPending(r)) return d.later(r, Buffer.from(msg), src, false, t0, (b) => reply.send(b));
+    if (r) reply.send(r);
+    d.finish(t0, src, r !== null);
+    return undefined;
+  };
+}
