@@ -24,6 +24,19 @@ export const ref = (name: string) => ({ $ref: `${resourceSchema.$id}#/$defs/${na
 export const apiRef = (area: string, name: string) => ({ $ref: `api-${area}.v1.schema.json#/$defs/${name}` });
 
 /**
+ * The OpenAPI component name of a schema file: its name without `.v1.schema.json` (`resources`,
+ * `api-dns`). Each `$defs` entry becomes the component `<that name>-<definition>`
+ * (`api-resources-Pool`), stable whatever else is registered.
+ */
+export const componentName = (schemaId: string) => schemaId.replace(/\.v1\.schema\.json$/, '');
+
+/**
+ * A reference, inside the OpenAPI document, to a definition of `schemas/api-<area>.v1.schema.json`:
+ * for `x-` extensions, which the document carries as they are (WebSocket message schemas).
+ */
+export const documentRef = (area: string, name: string) => ({ $ref: `#/components/schemas/${componentName(`api-${area}.v1.schema.json`)}-${name}` });
+
+/**
  * Error responses of a route that needs credentials, every one the catalogue's `{error}` body
  * (runtime/api/errors.ts) with the documented extras kept (`additionalProperties`): 401 and 403
  * (the auth hook answers them on every non-public route) plus `codes`, the ones the validator and

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Core } from '../app.js';
 import { addProjectFormats } from '../config/ajv.js';
@@ -8,7 +8,7 @@ import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
 import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
-import { apiSchemas, resourceSchema } from './schemas.js';
+import { apiSchemas, componentName, publicErrorResponses, resourceSchema } from './schemas.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -61,13 +61,24 @@ function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
+/** The OpenAPI component of a shared schema ({@link componentName}); inline schemas keep @fastify/swagger's `def-N`. */
+function localReference(json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number): string {
+  return typeof json.$id === 'string' ? componentName(json.$id) : `def-${i}`;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
- * The OpenAPI component name of a shared schema: its file name without `.v1.schema.json`
- * (`resources`, `api-dns`), so definitions appear as `api-resources-Pool`, `resources-PoolBody`
- * and keep their names whatever else is registered. Inline schemas keep @fastify/swagger's `def-N`.
+ * What every operation has without its route saying so: a public route needs no credentials (an
+ * empty security list), and a documented route that takes a body can answer 413 (too large) and
+ * 415 (not JSON), which the server answers before any handler.
  */
-function componentName(json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number): string {
-  return typeof json.$id === 'string' ? json.$id.replace(/\.v1\.schema\.json$/, '') : `def-${i}`;
+function documentGlobals(schema: FastifySchema, route: RouteOptions): FastifySchema {
+  const out = { ...schema };
+  if ((route.config as { public?: boolean } | undefined)?.public) out.security = [];
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (out.response && methods.some((m) => BODY_METHODS.has(m))) out.response = { ...publicErrorResponses(413, 415), ...(out.response as object) };
+  return out;
 }
 
 /**
@@ -104,9 +115,8 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, cookie: { type: 'apiKey', in: 'cookie', name: 'gslb_session' } } },
       security: [{ bearer: [] }, { cookie: [] }],
     },
-    refResolver: { buildLocalReference: componentName },
-    // a public route needs no credentials: its operation says so with an empty security list
-    transform: ({ schema, url, route }) => ({ schema: (route.config as { public?: boolean } | undefined)?.public ? { ...schema, security: [] } : schema, url }),
+    refResolver: { buildLocalReference: localReference },
+    transform: ({ schema, url, route }) => ({ schema: documentGlobals(schema, route), url }),
   });
   await app.register(async (api) => {
     for (const p of ext.apiPlugins) await api.register(p);

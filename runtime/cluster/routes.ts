@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../app.js';
 import type { ClusterState } from './cluster-state.js';
+import { apiRef, errorResponses } from '../api/schemas.js';
+
+/** The TypeScript shape of `ClusterHealthQuery` (schemas/api-cluster.v1.schema.json). */
+type ClusterHealthQuery = { poolId?: string; ipAddress?: string };
 
 /**
  * Read-only cluster routes under /api/v1 (permission `cluster:read`, server-wide: docs/security.md):
@@ -12,7 +16,10 @@ import type { ClusterState } from './cluster-state.js';
  */
 export function clusterRoutes(core: Core, state: ClusterState) {
   return async (app: FastifyInstance) => {
-    app.get('/cluster', { config: { permission: 'cluster:read' }, schema: { tags: ['cluster'] } }, async () => {
+    app.get('/cluster', {
+      config: { permission: 'cluster:read' },
+      schema: { operationId: 'getClusterStatus', summary: 'This node and the cluster', tags: ['cluster'], response: { 200: { description: 'the cluster as this node sees it', ...apiRef('cluster', 'ClusterStatus') }, ...errorResponses() } },
+    }, async () => {
       const live = state.live.liveSet();
       return {
         enabled: state.enabled, cluster: state.cluster, node: state.node, policy: state.policy, connected: state.connected(),
@@ -22,8 +29,14 @@ export function clusterRoutes(core: Core, state: ClusterState) {
         gitLeader: { holds: state.gitLeader.holds(), leader: state.gitLeader.leader() ?? null },
       };
     });
-    app.get('/cluster/health', { config: { permission: 'cluster:read' }, schema: { tags: ['cluster'] } }, async (req) => {
-      const q = req.query as { poolId?: string; ipAddress?: string };
+    app.get<{ Querystring: ClusterHealthQuery }>('/cluster/health', {
+      config: { permission: 'cluster:read' },
+      schema: {
+        operationId: 'getClusterHealth', summary: "Every node's health reports", tags: ['cluster'], querystring: apiRef('cluster', 'ClusterHealthQuery'),
+        response: { 200: { description: 'the reports, and the verdict for one endpoint', ...apiRef('cluster', 'ClusterHealth') }, ...errorResponses(400) },
+      },
+    }, async (req) => {
+      const q = req.query;
       const local = [];
       for (const [poolId, ips] of core.health.pools()) for (const [ip, e] of ips) local.push({ poolId, ipAddress: ip, ...e, node: state.node, live: true, receivedAt: e.lastChecked });
       const peers = state.peers.all().map(([poolId, ip, e]) => ({ poolId, ipAddress: ip, ...e, live: state.live.isLive(e.node) }));

@@ -2,16 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log/logger.js';
 import { notFound } from '../errors.js';
 import type { DemoBackend } from './backend.js';
+import { apiRef, errorResponses } from '../api/schemas.js';
 
-const nameParams = {
-  type: 'object', additionalProperties: false, required: ['name', 'action'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, action: { type: 'string', enum: ['stop', 'start'] } },
-} as const;
-
-const stateReply = {
-  type: 'object', additionalProperties: false, required: ['name', 'address', 'running'],
-  properties: { name: { type: 'string' }, address: { type: 'string' }, running: { type: 'boolean' } },
-} as const;
+/** The TypeScript shape of `DemoBackendParams` (schemas/api-demo.v1.schema.json). */
+type DemoBackendParams = { name: string; action: 'stop' | 'start' };
 
 /**
  * `POST /demo/backends/{name}/stop` and `…/start` under /api/v1: stop or start one demo backend so
@@ -22,11 +16,14 @@ const stateReply = {
  */
 export function demoRoutes(backends: readonly DemoBackend[], log: Logger): FastifyPluginAsync {
   return async (app) => {
-    app.post('/demo/backends/:name/:action', {
+    app.post<{ Params: DemoBackendParams }>('/demo/backends/:name/:action', {
       config: { permission: 'demo:write' },
-      schema: { tags: ['demo'], params: nameParams, response: { 200: stateReply } },
+      schema: {
+        operationId: 'setDemoBackend', summary: 'Stop or start a demo backend', tags: ['demo'], params: apiRef('demo', 'DemoBackendParams'),
+        response: { 200: { description: 'the backend after the action (idempotent)', ...apiRef('demo', 'DemoBackendState') }, ...errorResponses(400, 404, 500) },
+      },
     }, async (req) => {
-      const { name, action } = req.params as { name: string; action: 'stop' | 'start' };
+      const { name, action } = req.params;
       const b = backends.find((x) => x.name === name);
       if (!b) throw notFound(`no demo backend named ${JSON.stringify(name)}; there are ${backends.map((x) => x.name).join(', ')}`);
       const was = b.running;

@@ -6,18 +6,10 @@ import { rcodeName } from './metrics.js';
 import { buildQueryPacket, QTYPES } from './query-packet.js';
 import { toFqdn } from '../tenancy/names.js';
 import { notFound } from '../errors.js';
+import { apiRef, errorResponses } from '../api/schemas.js';
 
-const body = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'clientIp'],
-  properties: {
-    name: { type: 'string', format: 'domain' },
-    type: { type: 'string', enum: Object.keys(QTYPES), default: 'A' },
-    clientIp: { type: 'string', format: 'ip' },
-    ecsSubnet: { type: 'string', format: 'cidr' },
-  },
-};
+/** The TypeScript shape of `SimulateRequest` (schemas/api-dns.v1.schema.json). */
+type SimulateBody = { name: string; type?: 'A' | 'NS' | 'SOA' | 'AAAA' | 'ANY'; clientIp: string; ecsSubnet?: string };
 
 /**
  * POST /simulate (permission pools:read): runs a query through the DNS server's own decoder,
@@ -29,8 +21,14 @@ const body = {
  * Supra-tenant principals may simulate any name.
  */
 export const simulateRoutes = (answerer: Answerer, deadlineMs: number): FastifyPluginAsync => async (app) => {
-  app.post('/simulate', { config: { permission: 'pools:read' }, schema: { tags: ['dns'], body } }, async (req) => {
-    const b = req.body as { name: string; type?: string; clientIp: string; ecsSubnet?: string };
+  app.post<{ Body: SimulateBody }>('/simulate', {
+    config: { permission: 'pools:read' },
+    schema: {
+      operationId: 'simulateQuery', summary: 'Run a DNS query through the selection and show each step', tags: ['dns'], body: apiRef('dns', 'SimulateRequest'),
+      response: { 200: { description: "each step's decision and the answer", ...apiRef('dns', 'SimulateResult') }, ...errorResponses(400, 404) },
+    },
+  }, async (req) => {
+    const b = req.body;
     const name = toFqdn(b.name);
     const tenantId = req.principal.tenantId;
     if (tenantId !== null) {
