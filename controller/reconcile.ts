@@ -260,15 +260,9 @@ export const reconcileApply: Step = async (r, st) => {
     trigger: st.req.trigger.kind, drift: st.drift, branch: r.core.config.gitops.branch,
   };
   try {
-    if (plan.changes.length === 0) {
-      // a commit that changes nothing is still recorded, so history and ancestry follow the branch
-      const now = r.now();
-      r.core.store.transaction(() => r.core.store.writePlan(plan, now, meta));
-      st.result = 'noop';
-    } else {
-      r.core.apply(plan, { force: Boolean(st.req.force), meta });
-      st.result = 'applied';
-    }
+    // a commit that changes nothing is still recorded, so history and ancestry follow the branch
+    r.core.apply(plan, { force: Boolean(st.req.force), meta, recordEmpty: true });
+    st.result = plan.changes.length === 0 ? 'noop' : 'applied';
   } catch (err) {
     if (err instanceof GslbError && err.code === 'API_CONFLICT') throw transient('ApplyConflict', err.message, { cause: err });
     throw transient('ApplyFailed', (err as Error).message, { cause: err });

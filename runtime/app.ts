@@ -8,6 +8,7 @@ import { emptySnapshot, nextSnapshot } from './snapshot/snapshot.js';
 import { EventBus } from './events/bus.js';
 import { HealthView } from './health/view.js';
 import { SnapshotHolder, applyPlan, type ApplyOptions } from '../controller/apply/apply.js';
+import { ApplyHooks } from '../controller/apply/hooks.js';
 import type { Plan } from '../controller/plan/types.js';
 import type { Snapshot } from './snapshot/snapshot.js';
 import type { Registry } from 'prom-client';
@@ -40,6 +41,8 @@ export interface Core {
   newId: () => string;
   /** applies a plan through the one write path */
   apply: (plan: Plan, opts?: ApplyOptions) => Snapshot;
+  /** work every apply runs in its transaction or after its swap (`applyHooks.add(hook)` → remove) */
+  applyHooks: ApplyHooks;
   /** a fresh revision id for a REST write */
   apiRevision: () => string;
   /** session storage (memory per node; the cluster part swaps in NATS KV) */
@@ -67,6 +70,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
   const holder = new SnapshotHolder(initial);
   const bus = new EventBus((err, event) => log.error({ err, event }, 'event listener failed'));
   const health = new HealthView();
+  const applyHooks = new ApplyHooks((err) => log.error({ err }, 'apply hook failed'));
   for (const h of healthStore.loadAll()) health.set(h.poolId, h.ipAddress, h.entry);
   const core: Core = {
     config, log, db, store, healthStore, holder, bus, health,
@@ -75,7 +79,8 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     systemKey: env.GSLB_API_KEY || undefined,
     env,
     newId: () => randomUUID(),
-    apply: (plan, opts) => applyPlan({ store, holder, bus }, plan, opts),
+    apply: (plan, opts) => applyPlan({ store, holder, bus, hooks: applyHooks }, plan, opts),
+    applyHooks,
     apiRevision: () => `api:${randomUUID()}`,
     sessions: new MemorySessionStore(),
     nonces: new MemoryNonceStore(),

@@ -4,6 +4,7 @@ import type { ResourceStore } from '../../runtime/store/resources.js';
 import type { EventBus } from '../../runtime/events/bus.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
 import { planEvents } from './events.js';
+import type { ApplyHooks } from './hooks.js';
 
 /** Holds the current Snapshot. Readers take `current` once per request or query and keep it. */
 export class SnapshotHolder {
@@ -14,6 +15,8 @@ export interface ApplyContext {
   store: ResourceStore;
   holder: SnapshotHolder;
   bus: EventBus;
+  /** work registered once for every apply (e.g. the cluster outbox); none when absent */
+  hooks?: ApplyHooks;
   now?: () => number;
 }
 
@@ -22,6 +25,21 @@ export interface ApplyOptions {
   force?: boolean;
   /** extra data recorded with the revision (signer, author, message…) */
   meta?: Record<string, unknown>;
+  /**
+   * the plan arrived through the cluster config stream (runtime/cluster/consumer.ts): it is
+   * applied like any other, and hooks use the flag not to publish it again
+   */
+  fromStream?: boolean;
+  /**
+   * record the revision of an empty plan too (a git commit that changes nothing), so history and
+   * ancestry follow the branch: a `revisions` row with zero counts, no snapshot swap, no events
+   */
+  recordEmpty?: boolean;
+  /**
+   * extra work for this one apply inside its SQLite transaction, before the plan's rows (e.g. the
+   * config-sync ledger row); a throw rolls everything back
+   */
+  inTransaction?: () => void;
 }
 
 /** Converts plan changes to row mutations. */
@@ -33,26 +51,36 @@ export function planMutations(plan: Plan): RowMutation[] {
  * The one write path (DESIGN decision 1). Builds the next Snapshot off to the side, then in one
  * turn of the event loop commits the SQLite transaction and swaps the snapshot reference. A failed
  * commit discards the new snapshot and leaves everything as it was. Events are emitted after the
- * swap. Errors: 409 when the plan was computed against an older snapshot; CTRL_STALLED when the
- * plan is unsafe and not forced; STORE_FAILED when the transaction fails.
+ * swap. The transaction holds, in order: `opts.inTransaction`, the plan's rows and revision record
+ * (for an empty plan only with `recordEmpty`), and every hook's `inTransaction`; `afterSwap` hooks
+ * run after the swap. An empty plan swaps nothing and emits nothing, and returns the current
+ * snapshot. Errors: 409 when the plan was computed against an older snapshot (not for an empty plan
+ * that is recorded: it changes no row); CTRL_STALLED when the plan is unsafe and not forced;
+ * STORE_FAILED when the transaction (a hook included) fails.
  */
 export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}): Snapshot {
   const prev = ctx.holder.current;
-  if (plan.baseVersion !== prev.version) {
+  const empty = plan.changes.length === 0;
+  if (plan.baseVersion !== prev.version && !(empty && opts.recordEmpty)) {
     throw conflict(`plan ${plan.revision} was computed against snapshot ${plan.baseVersion}, current is ${prev.version}; plan again`);
   }
   if (!plan.safety.safe && !opts.force) {
     throw new GslbError('CTRL_STALLED', plan.safety.message ?? 'plan is unsafe', { extra: { reason: plan.safety.reason } });
   }
-  if (plan.changes.length === 0) return prev;
   const now = (ctx.now ?? Date.now)();
-  const next = nextSnapshot(prev, planMutations(plan), plan.revision, now);
+  const next = empty ? prev : nextSnapshot(prev, planMutations(plan), plan.revision, now);
   try {
-    ctx.store.transaction(() => ctx.store.writePlan(plan, now, opts.meta));
+    ctx.store.transaction(() => {
+      opts.inTransaction?.();
+      if (!empty || opts.recordEmpty) ctx.store.writePlan(plan, now, opts.meta);
+      ctx.hooks?.runInTransaction(plan, opts);
+    });
   } catch (err) {
     throw new GslbError('STORE_FAILED', `applying ${plan.revision} failed; nothing changed: ${(err as Error).message}`, { cause: err });
   }
+  if (empty) return prev;
   ctx.holder.current = next;
+  ctx.hooks?.runAfterSwap(plan, next, prev, opts);
   ctx.bus.emit('plan_applied', { plan, snapshot: next, previous: prev });
   for (const msg of planEvents(plan)) ctx.bus.emit('ws_message', msg);
   return next;

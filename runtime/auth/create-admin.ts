@@ -2,7 +2,7 @@ import { loadConfig } from '../config/load.js';
 import { createCore, type Core } from '../app.js';
 import { createLogger } from '../log/logger.js';
 import { ConfigLedger } from '../cluster/ledger.js';
-import type { ConfigMsg } from '../cluster/config-sync.js';
+import { outboxHook } from '../cluster/outbox.js';
 import { DEFAULT_TENANT } from '../model/types.js';
 import { GslbError } from '../errors.js';
 import { UserStore } from './user-store.js';
@@ -11,18 +11,12 @@ import { TerminalPrompt } from './terminal-prompt.js';
 
 /**
  * With config sync on, the daemon is not running here to publish the plan, so it goes to the
- * cluster outbox in the apply's own transaction (as the cluster part does for every local plan);
- * the daemon publishes it when it starts and the user reaches every node.
+ * cluster outbox in the apply's own transaction (the same hook the cluster part registers); the
+ * daemon publishes it when it starts and the user reaches every node.
  */
 function queueForConfigSync(core: Core): void {
   if (!core.config.state.enableConfigSync) return;
-  const ledger = new ConfigLedger(core.db);
-  const apply = core.apply;
-  core.apply = (plan, opts) => core.store.transaction(() => {
-    const msg: ConfigMsg = { plan, node: core.config.node.id, at: Date.now() };
-    ledger.enqueue(plan.revision, JSON.stringify(msg), msg.at);
-    return apply(plan, opts);
-  });
+  core.applyHooks.add(outboxHook(new ConfigLedger(core.db), core.config.node.id));
 }
 
 /**

@@ -1,0 +1,52 @@
+import type { Plan } from '../plan/types.js';
+import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
+import type { ApplyOptions } from './apply.js';
+
+/**
+ * Work that must happen with every applied plan, registered once instead of wrapping the applier
+ * (docs/architecture.md "The write path"). Both callbacks are synchronous.
+ */
+export interface ApplyHook {
+  /**
+   * Runs inside the SQLite transaction that writes the plan, after its rows and revision record.
+   * A throw rolls the whole transaction back and `applyPlan` fails with STORE_FAILED. Also runs
+   * for an empty plan (which writes no rows), so a hook decides itself whether empty plans matter.
+   */
+  inTransaction?(plan: Plan, opts: ApplyOptions): void;
+  /**
+   * Runs after the snapshot swap, before events are emitted; only for plans with changes. The plan
+   * is committed by then, so a throw does not fail the apply: it goes to the registry's `onError`.
+   */
+  afterSwap?(plan: Plan, next: Snapshot, prev: Snapshot, opts: ApplyOptions): void;
+}
+
+/** The hooks every `applyPlan` of one core runs, in registration order. */
+export class ApplyHooks {
+  private readonly list: ApplyHook[] = [];
+  constructor(private readonly onError: (err: unknown) => void = () => {}) {}
+
+  /** Registers a hook; the returned function removes it again. */
+  add(hook: ApplyHook): () => void {
+    this.list.push(hook);
+    return () => {
+      const i = this.list.indexOf(hook);
+      if (i >= 0) this.list.splice(i, 1);
+    };
+  }
+
+  /** Runs every `inTransaction` hook; the caller holds the transaction. */
+  runInTransaction(plan: Plan, opts: ApplyOptions): void {
+    for (const h of [...this.list]) h.inTransaction?.(plan, opts);
+  }
+
+  /** Runs every `afterSwap` hook; a throw is reported to `onError` and the next hook still runs. */
+  runAfterSwap(plan: Plan, next: Snapshot, prev: Snapshot, opts: ApplyOptions): void {
+    for (const h of [...this.list]) {
+      try {
+        h.afterSwap?.(plan, next, prev, opts);
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+  }
+}

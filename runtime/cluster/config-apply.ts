@@ -1,0 +1,36 @@
+import type { Core } from '../app.js';
+import { rebasePlan } from './rebase.js';
+import type { ConfigMsg } from './config-msg.js';
+import type { ConfigLedger } from './ledger.js';
+import { sleep } from './nats-link.js';
+
+/** The outcome of one stream message: applied (or already applied), or stalled with the reason. */
+export type ConfigApplyResult = { applied: true } | { applied: false; reason: string; err: unknown };
+
+/**
+ * Applies one config-stream message (docs/cluster.md "Config sync"): a revision already in the
+ * ledger is skipped (published twice: applied once); otherwise the plan is rebased on the local
+ * rows and applied through `core.apply` as `fromStream`, with its ledger row in the apply's own
+ * transaction (also when it rebased to nothing), so a node killed at any point has both or
+ * neither. Failures are retried with backoff until `timeoutMs`; then the result says why.
+ */
+export async function applyConfigMessage(
+  deps: { core: Pick<Core, 'apply' | 'holder'>; ledger: ConfigLedger; timeoutMs: number }, seq: number, msg: ConfigMsg,
+): Promise<ConfigApplyResult> {
+  const { core, ledger } = deps;
+  if (ledger.seqOf(msg.plan.revision) !== undefined) return { applied: true };
+  const deadline = Date.now() + deps.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const rebased = rebasePlan(msg.plan, core.holder.current);
+      core.apply(rebased, {
+        force: true, fromStream: true, meta: { cluster: { seq, node: msg.node } },
+        inTransaction: () => ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now()),
+      });
+      return { applied: true };
+    } catch (err) {
+      if (Date.now() + 100 > deadline) return { applied: false, reason: `seq ${seq} revision ${msg.plan.revision}: ${(err as Error).message}`, err };
+      await sleep(Math.min(100 * 2 ** attempt, 1_000));
+    }
+  }
+}
