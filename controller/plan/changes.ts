@@ -1,6 +1,6 @@
 import { allKinds, kindInfo } from '../../runtime/model/kinds.js';
-import type { Row } from '../../runtime/model/types.js';
-import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { fieldOf, type Row } from '../../runtime/model/types.js';
+import type { RowView } from './row-view.js';
 import type { Change, Plan } from './types.js';
 
 /** Orders changes for apply: creates and updates parents-first, then deletes children-first. Stable. */
@@ -21,16 +21,17 @@ export function summarise(changes: readonly Change[]): Plan['counts'] {
 
 /**
  * Updates that clear references to deleted rows (a service pointing at a deleted pool is detached),
- * skipping rows that `already` deletes or updates.
+ * skipping rows that `already` deletes or updates. Reads the rows of `view` as they stand (a bare
+ * snapshot, or one with a plan's own changes laid over it).
  */
-export function nullifyReferences(s: Snapshot, deletedIds: ReadonlySet<string>, revision: string, already: readonly Change[]): Change[] {
+export function nullifyReferences(view: RowView, deletedIds: ReadonlySet<string>, revision: string, already: readonly Change[]): Change[] {
   if (deletedIds.size === 0) return [];
   const touched = new Set(already.map((c) => c.id));
   const out: Change[] = [];
   for (const info of allKinds()) {
     for (const ref of info.nullifiedBy ?? []) {
-      for (const row of rowsOf(s, ref.kind).values()) {
-        const v = (row as Record<string, unknown>)[ref.field];
+      for (const row of view.rowsOf(ref.kind)) {
+        const v = fieldOf(row, ref.field);
         if (typeof v !== 'string' || !deletedIds.has(v) || touched.has(row.id) || deletedIds.has(row.id)) continue;
         const after = { ...row, [ref.field]: null, revision } as Row;
         out.push({ op: 'update', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(row), before: row, after, fields: [{ field: ref.field, before: v, after: null }] });
@@ -40,12 +41,16 @@ export function nullifyReferences(s: Snapshot, deletedIds: ReadonlySet<string>, 
   return out;
 }
 
-/** Delete changes for a row and, recursively, every child of it (pool → members, check, rules). */
-export function cascadeDeletes(s: Snapshot, row: Row): Change[] {
+/**
+ * Delete changes for a row and, recursively, every child of it (pool → members, check, rules) as
+ * `view` sees them: with a plan's own changes laid over the snapshot, children the plan created
+ * are deleted too.
+ */
+export function cascadeDeletes(view: RowView, row: Row): Change[] {
   const out: Change[] = [];
   const visit = (r: Row) => {
     out.push({ op: 'delete', kind: r.kind, id: r.id, label: kindInfo(r.kind).label(r), before: r, fields: [] });
-    for (const list of s.children.get(r.id)?.values() ?? []) for (const child of list) visit(child);
+    for (const child of view.childrenOf(r.id)) visit(child);
   };
   visit(row);
   return out;

@@ -5,6 +5,7 @@ import { conflict } from '../../runtime/errors.js';
 import { diffFields } from './diff.js';
 import { cascadeDeletes, nullifyReferences, orderChanges, summarise } from './changes.js';
 import { judgeSafety } from './safety.js';
+import { RowView } from './row-view.js';
 import type { Change, Plan } from './types.js';
 
 /**
@@ -53,7 +54,8 @@ export function planUpdate(s: Snapshot, before: Row, after: Row, revision: strin
 /** Plan deleting one row, its children, and references to it. */
 export function planDelete(s: Snapshot, row: Row, revision: string): Plan {
   assertApiWritable(row, 'delete');
-  const deletes = cascadeDeletes(s, row);
+  const view = new RowView(s);
+  const deletes = cascadeDeletes(view, row);
   const ids = new Set(deletes.map((c) => c.id));
-  return wrap(s, revision, [...deletes, ...nullifyReferences(s, ids, revision, deletes)]);
+  return wrap(s, revision, [...deletes, ...nullifyReferences(view, ids, revision, deletes)]);
 }

@@ -4,6 +4,7 @@ import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { diffFields, sameContent } from './diff.js';
 import { judgeSafety, DEFAULT_SAFETY, type SafetyOptions } from './safety.js';
 import { nullifyReferences, orderChanges, summarise } from './changes.js';
+import { RowView } from './row-view.js';
 import type { Change, DesiredRow, Plan } from './types.js';
 
 export interface PlanInput {
@@ -73,7 +74,7 @@ export function planChanges(input: PlanInput): Plan {
     deleted.add(row.id);
     changes.push({ op: 'delete', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(row), before: row, fields: [] });
   }
-  changes.push(...nullifyReferences(input.actual, deleted, input.revision, changes));
+  changes.push(...nullifyReferences(new RowView(input.actual), deleted, input.revision, changes));
   const ordered = orderChanges(changes);
   return {
     revision: input.revision,

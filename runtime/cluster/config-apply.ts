@@ -1,5 +1,5 @@
 import type { Core } from '../app.js';
-import { rebasePlan } from './rebase.js';
+import { rebasePlan } from '../../controller/plan/rebase.js';
 import type { ConfigMsg } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
 import { sleep } from './nats-link.js';

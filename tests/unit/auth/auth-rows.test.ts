@@ -7,7 +7,7 @@ import { SessionService } from '../../../runtime/auth/sessions.js';
 import { MemorySessionStore } from '../../../runtime/auth/stores.js';
 import { migrate } from '../../../runtime/store/db.js';
 import { MIGRATIONS } from '../../../runtime/store/migrations/index.js';
-import { rebasePlan } from '../../../runtime/cluster/rebase.js';
+import { rebasePlan } from '../../../controller/plan/rebase.js';
 import { planToJson, renderPlanText, REDACTED } from '../../../controller/render/plan.js';
 import { planEvents } from '../../../controller/apply/events.js';
 import { getRow } from '../../../runtime/snapshot/snapshot.js';

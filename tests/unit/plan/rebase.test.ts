@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rebasePlan } from '../../../runtime/cluster/rebase.js';
+import { rebasePlan } from '../../../controller/plan/rebase.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { emptySnapshot, getRow, nextSnapshot, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
 import { planMutations } from '../../../controller/apply/apply.js';
