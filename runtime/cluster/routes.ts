@@ -2,9 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Core } from '../app.js';
 import type { ClusterState } from './cluster-state.js';
 import { apiRef, errorResponses } from '../api/schemas.js';
-
-/** The TypeScript shape of `ClusterHealthQuery` (schemas/api-cluster.v1.schema.json). */
-type ClusterHealthQuery = { poolId?: string; ipAddress?: string };
+import type { ClusterHealthQuery } from './route-types.js';
 
 /**
  * Read-only cluster routes under /api/v1 (permission `cluster:read`, server-wide: docs/security.md):

@@ -3,9 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { notFound } from '../errors.js';
 import type { DemoBackend } from './backend.js';
 import { apiRef, errorResponses } from '../api/schemas.js';
-
-/** The TypeScript shape of `DemoBackendParams` (schemas/api-demo.v1.schema.json). */
-type DemoBackendParams = { name: string; action: 'stop' | 'start' };
+import type { DemoBackendParams } from './route-types.js';
 
 /**
  * `POST /demo/backends/{name}/stop` and `…/start` under /api/v1: stop or start one demo backend so

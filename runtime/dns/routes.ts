@@ -7,9 +7,7 @@ import { buildQueryPacket, QTYPES } from './query-packet.js';
 import { toFqdn } from '../tenancy/names.js';
 import { notFound } from '../errors.js';
 import { apiRef, errorResponses } from '../api/schemas.js';
-
-/** The TypeScript shape of `SimulateRequest` (schemas/api-dns.v1.schema.json). */
-type SimulateBody = { name: string; type?: 'A' | 'NS' | 'SOA' | 'AAAA' | 'ANY'; clientIp: string; ecsSubnet?: string };
+import type { SimulateBody } from './route-types.js';
 
 /**
  * POST /simulate (permission pools:read): runs a query through the DNS server's own decoder,

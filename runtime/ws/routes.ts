@@ -10,6 +10,7 @@ import type { WsHub, WsClient } from './hub.js';
 import type { WsClaims, WsTokens } from './token.js';
 import { STATS_MESSAGE, statsForTenant } from './stats.js';
 import { apiRef, documentRef, errorResponses, publicErrorResponses } from '../api/schemas.js';
+import type { WsQuery } from './route-types.js';
 
 declare module 'fastify' {
   interface FastifyRequest { wsClaims?: WsClaims }
@@ -54,9 +55,6 @@ const FEED_SCHEMA = {
   response: { 101: { description: 'Switching Protocols: the WebSocket feed', type: 'null' }, ...publicErrorResponses(400, 401, 426) },
   'x-messages': MESSAGES,
 };
-
-/** The TypeScript shape of `WsQuery` (schemas/api-ws.v1.schema.json). */
-type WsQuery = { token?: string };
 
 /**
  * `GET /ws/token` (permission pools:read) → `{token, expiresAt}`, and `GET /ws?token=` (public

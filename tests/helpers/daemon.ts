@@ -7,6 +7,9 @@ import { validateConfigObject } from '../../runtime/config/load.js';
 import { startDaemon, type Daemon } from '../../runtime/daemon.js';
 import type { Config } from '../../runtime/config/types.js';
 import '../../runtime/parts-all.js';
+import { PARTS, type Part } from '../../runtime/parts.js';
+import type { PortSeed } from '../../runtime/ports.js';
+import { createOpenApiCheck, openApiError, type OpenApiCheck } from './openapi-check.js';
 
 /** Collects every log line a test daemon writes, so tests can assert on logs (and on secrets absent). */
 export class LogCapture extends Writable {
@@ -24,7 +27,16 @@ export interface TestDaemon extends Daemon {
   url: string;
   logs: LogCapture;
   dir: string;
+  /** the response check (tests/helpers/openapi-check.ts): what it saw so far */
+  openapi: OpenApiCheck;
+  /** closes the daemon and removes its files; throws when a response did not match the OpenAPI document */
   stop: () => Promise<void>;
+}
+
+/** Test-only options: parts started after the response check and before the daemon's own, and a `core.ports` seed (e.g. `demo`). */
+export interface TestDaemonOptions {
+  parts?: Part[];
+  ports?: PortSeed;
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> | T[K] : T[K] };
@@ -32,8 +44,10 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
 /**
  * Starts gslbd in-process on loopback with ports 0, a temp SQLite file and captured JSON logs.
  * `overrides` are merged over the defaults before validation, so they pass the real checks.
+ * Every /api/v1 response is checked against the daemon's OpenAPI document (openapi-check.ts);
+ * `stop()` throws listing the responses that did not match.
  */
-export async function startTestDaemon(overrides: DeepPartial<Config> & Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestDaemon> {
+export async function startTestDaemon(overrides: DeepPartial<Config> & Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, opts: TestDaemonOptions = {}): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-test-'));
   const defaults: Record<string, unknown> = {
     node: { id: 'test-node' },
@@ -60,13 +74,16 @@ export async function startTestDaemon(overrides: DeepPartial<Config> & Record<st
   for (const [o, k] of zeroPorts) o[k] = 0;
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, logs);
-  const daemon = await startDaemon(config, { log, env });
+  const openapi = createOpenApiCheck();
+  const daemon = await startDaemon(config, { log, env, parts: [openapi.part, ...(opts.parts ?? []), ...PARTS], ports: opts.ports });
   const url = daemon.apiAddress ? `http://127.0.0.1:${daemon.apiAddress.port}` : '';
   const stop = async () => {
     await daemon.close();
     rmSync(dir, { recursive: true, force: true });
+    const err = openApiError(openapi);
+    if (err) throw err;
   };
-  return { ...daemon, url, logs, dir, stop };
+  return { ...daemon, url, logs, dir, openapi, stop };
 }
 
 /** fetch + JSON helper: returns status, parsed body (or text) and headers. */
