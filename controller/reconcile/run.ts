@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+import type { Reconciler, ReconcileRequest } from '../reconcile.js';
+import type { ReconcileError } from '../errors.js';
+import type { Logger } from '../../runtime/log/logger.js';
+import type { Plan } from '../plan/types.js';
+import type { Signer } from '../verify/signature.js';
+import { sourceStep } from './source.js';
+import { verifyStep } from './verify.js';
+import { loadStep } from './load.js';
+import { validateStep } from './validate.js';
+import { holdUnsafe, planStep } from './plan.js';
+import { applyStep } from './apply.js';
+
+/** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
+export interface Finished {
+  result: 'applied' | 'noop' | 'unchanged';
+  sha: string;
+  signer: Signer | undefined;
+  plan: Plan;
+  drift: boolean;
+}
+
+/** A reconcile that stopped after the source step: the head is a revision already refused. */
+export interface Skipped { result: 'skipped'; sha: string; refused: ReconcileError }
+
+/** A reconcile that failed at some step. */
+export interface Failed { result: 'failed'; error: ReconcileError }
+
+/** How one reconcile ended, for the outcome recorder. */
+export type Outcome = Finished | Skipped | Failed;
+
+/**
+ * What a reconcile reached so far, for the outcome recorder also when a step fails: the head, the
+ * plan (its counts are logged, a held-back plan's too), per-step timings, and the logger (with the
+ * revision once the head is known).
+ */
+export interface Trace {
+  log: Logger;
+  timings: Record<string, number>;
+  sha?: string;
+  plan?: Plan;
+}
+
+/** Runs `fn` as the step `name`, recording its duration in `trace.timings` even when it throws. */
+async function timed<T>(trace: Trace, name: string, fn: () => T | Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    trace.timings[name] = Math.round((performance.now() - t0) * 10) / 10;
+  }
+}
+
+/**
+ * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → apply`, each
+ * taking what earlier steps returned; the first failure throws (a ReconcileError, or anything else
+ * the caller classifies). Stops early for a head refused before (`skipped`) and for an applied
+ * head without drift (`unchanged`).
+ */
+export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trace): Promise<Finished | Skipped> {
+  const { sha, refused } = await timed(trace, 'source', () => sourceStep(r, req));
+  trace.sha = sha;
+  if (refused) return { result: 'skipped', sha, refused };
+  trace.log = trace.log.child({ revision: sha });
+  const verified = await timed(trace, 'verify', () => verifyStep(r, sha));
+  const loaded = await timed(trace, 'load', () => loadStep(r, sha));
+  const desired = await timed(trace, 'validate', () => validateStep(r, sha, verified, loaded));
+  const planned = await timed(trace, 'plan', () => {
+    const p = planStep(r, sha, desired);
+    trace.plan = p.plan;
+    holdUnsafe(p.plan, req.force);
+    return p;
+  });
+  const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };
+  if (planned.unchanged) return { result: 'unchanged', ...done };
+  const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));
+  return { result, ...done };
+}

@@ -1,0 +1,33 @@
+import type { Reconciler, ReconcileRequest } from '../reconcile.js';
+import { waiting, type ReconcileError } from '../errors.js';
+import { fetchHead } from '../source/git-source.js';
+
+/** What the source step found: the branch head, and the refusal that still stands for it. */
+export interface Fetched {
+  sha: string;
+  /** the head was refused before and nothing changed since (same keyring, not forced): stop here */
+  refused: ReconcileError | undefined;
+}
+
+/**
+ * source: fetch the branch head into the local cache. In a cluster with config sync only the
+ * holder of the git lease pulls; the others end the reconcile as `waiting` (NotLeader) and receive
+ * the applied plan through the config stream (DESIGN decision 8). Errors: waiting NotLeader;
+ * whatever the fetch throws (transient FetchFailed).
+ */
+export async function sourceStep(r: Reconciler, req: ReconcileRequest): Promise<Fetched> {
+  const leader = r.core.ports.gitLeader;
+  if (leader && !leader.holds()) throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
+  let sha: string;
+  try {
+    sha = await fetchHead(r.source);
+    r.metrics.fetch.inc({ result: 'success' });
+  } catch (err) {
+    r.metrics.fetch.inc({ result: 'failure' });
+    throw err;
+  }
+  r.status.observedRevision = sha;
+  const stamp = r.keyringStamp();
+  const refused = !req.force && r.refused?.sha === sha && r.refused.stamp === stamp ? r.refused.error : undefined;
+  return { sha, refused };
+}
