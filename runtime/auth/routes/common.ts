@@ -7,6 +7,12 @@ import { GslbError, forbidden, unauthorized } from '../../errors.js';
 /** The login response of gslb-config-auth.md §2. */
 export interface LoginResponse { token: string; userId: string; role: string; expiresAt: number }
 
+/** The response headers of an answer that starts a session ({@link startSession}), for its schema. */
+export const sessionHeaders = {
+  'set-cookie': { type: 'string', description: '`gslb_session=<token>; Path=/; HttpOnly; SameSite=Lax`, plus `Secure` over TLS and `Max-Age` when sessions do not slide' },
+  'cache-control': { type: 'string', description: '`no-store`' },
+} as const;
+
 /**
  * Starts a session for the user, sets the `gslb_session` cookie on the reply, and returns the
  * login response (`expiresAt` in Unix seconds).
