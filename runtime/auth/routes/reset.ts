@@ -3,6 +3,10 @@ import type { AuthServices } from '../services.js';
 import { checkPasswordRules, hashPassword } from '../passwords.js';
 import { badRequest } from '../../errors.js';
 import { sendPasswordReset } from '../../mail/reset.js';
+import { apiRef, noContent, publicErrorResponses } from '../../api/schemas.js';
+import type { PasswordResetBody, PasswordResetConfirmBody } from './types.js';
+
+const tags = ['auth'];
 
 /** The message of the 503 answered while `api.publicURL` is unset. */
 export const NO_PUBLIC_URL = 'password reset is not available: api.publicURL is not set';
@@ -27,9 +31,16 @@ function publicOrigin(svc: AuthServices): string | undefined {
  */
 export function authResetRoutes(svc: AuthServices) {
   return async (app: FastifyInstance) => {
-    app.post<{ Body: { email: string } }>('/auth/password-reset', {
+    app.post<{ Body: PasswordResetBody }>('/auth/password-reset', {
       config: { public: true },
-      schema: { tags: ['auth'], body: { type: 'object', properties: { email: { type: 'string', maxLength: 254 } }, required: ['email'] } },
+      schema: {
+        operationId: 'requestPasswordReset', summary: 'Mail a single-use reset link, if the account exists', tags, body: apiRef('auth', 'PasswordResetRequest'),
+        response: {
+          202: { description: 'accepted, whether or not the account exists', ...apiRef('auth', 'PasswordResetAccepted') },
+          // 503: api.publicURL is not set, or the server-wide mail is not configured
+          ...publicErrorResponses(400, 503),
+        },
+      },
     }, async (req, reply) => {
       const origin = publicOrigin(svc);
       if (!origin) {
@@ -49,9 +60,13 @@ export function authResetRoutes(svc: AuthServices) {
       return reply.status(202).send({ status: 'if the account exists, a reset link was sent' });
     });
 
-    app.post<{ Body: { token: string; password: string } }>('/auth/password-reset/confirm', {
+    app.post<{ Body: PasswordResetConfirmBody }>('/auth/password-reset/confirm', {
       config: { public: true },
-      schema: { tags: ['auth'], body: { type: 'object', properties: { token: { type: 'string', maxLength: 200 }, password: { type: 'string' } }, required: ['token', 'password'] } },
+      schema: {
+        operationId: 'confirmPasswordReset', summary: "Set a new password with the mailed token; the user's sessions are revoked", tags, body: apiRef('auth', 'PasswordResetConfirm'),
+        // 400: a password outside the rules, or an unknown, used or expired token
+        response: { ...noContent('the password is set'), ...publicErrorResponses(400) },
+      },
     }, async (req, reply) => {
       const password = checkPasswordRules(req.body.password);
       const userId = await svc.resets.consume(req.body.token);
