@@ -2,21 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthServices } from '../services.js';
 import { publicUser, type UserRecord } from '../user-store.js';
 import { checkEmail, checkPasswordRules, hashPassword } from '../passwords.js';
-import { ROLES, type Role } from '../permissions.js';
 import { tenantFor } from '../../tenancy/visibility.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import { idParams } from '../../api/schemas.js';
+import { apiRef, errorResponses, idParams, noContent, type IdParams } from '../../api/schemas.js';
+import type { UserCreateBody, UserUpdateBody } from './types.js';
 
-const roleSchema = { type: 'string', enum: [...ROLES] } as const;
-const createBody = {
-  type: 'object', additionalProperties: false,
-  properties: { email: { type: 'string' }, displayName: { type: 'string', maxLength: 200, format: 'printable' }, password: { type: 'string' }, role: roleSchema, tenantId: { type: 'string', minLength: 1, maxLength: 100 } },
-  required: ['email', 'password', 'role'],
-} as const;
-const updateBody = {
-  type: 'object', additionalProperties: false,
-  properties: { displayName: { type: 'string', maxLength: 200, format: 'printable' }, role: roleSchema, password: { type: 'string' } },
-} as const;
+const tags = ['users'];
+const auth = (name: string) => apiRef('auth', name);
+const user = auth('User');
 
 /** A user the caller may see (own tenant; supra-tenant callers see all), else 404. */
 function visibleUser(svc: AuthServices, req: FastifyRequest, id: string): UserRecord {
@@ -33,14 +26,26 @@ function visibleUser(svc: AuthServices, req: FastifyRequest, id: string): UserRe
  */
 export function userRoutes(svc: AuthServices) {
   return async (app: FastifyInstance) => {
-    app.get('/users', { config: { permission: 'users:read' }, schema: { tags: ['users'] } }, async (req) =>
+    app.get('/users', {
+      config: { permission: 'users:read' },
+      schema: { operationId: 'listUsers', summary: "List the users of the caller's tenant", tags, response: { 200: { description: 'the users the caller may see', ...auth('UserList') }, ...errorResponses() } },
+    }, async (req) =>
       svc.users.list(req.principal.tenantId).map(publicUser));
 
-    app.get<{ Params: { id: string } }>('/users/:id', { config: { permission: 'users:read' }, schema: { tags: ['users'], params: idParams } }, async (req) =>
+    app.get<{ Params: IdParams }>('/users/:id', {
+      config: { permission: 'users:read' },
+      schema: { operationId: 'getUser', summary: 'Read a user', tags, params: idParams, response: { 200: { description: 'the user', ...user }, ...errorResponses(400, 404) } },
+    }, async (req) =>
       publicUser(visibleUser(svc, req, req.params.id)));
 
-    app.post<{ Body: { email: string; displayName?: string; password: string; role: Role; tenantId?: string } }>('/users',
-      { config: { permission: 'users:write' }, schema: { tags: ['users'], body: createBody } }, async (req, reply) => {
+    app.post<{ Body: UserCreateBody }>('/users', {
+      config: { permission: 'users:write' },
+      schema: {
+        operationId: 'createUser', summary: 'Create a user', tags, body: auth('UserCreate'),
+        // 400: bad input or an unknown tenant; 403 also for another tenant; 409: the e-mail is taken
+        response: { 201: { description: 'the new user', ...user }, ...errorResponses(400, 409) },
+      },
+    }, async (req, reply) => {
         const p = req.principal;
         const tenantId = req.body.tenantId ?? tenantFor(p);
         if (p.tenantId !== null && tenantId !== p.tenantId) throw forbidden('cannot create users in another tenant');
@@ -52,8 +57,13 @@ export function userRoutes(svc: AuthServices) {
         return reply.status(201).send(publicUser(u));
       });
 
-    app.put<{ Params: { id: string }; Body: { displayName?: string; role?: Role; password?: string } }>('/users/:id',
-      { config: { permission: 'users:write' }, schema: { tags: ['users'], params: idParams, body: updateBody } }, async (req) => {
+    app.put<{ Params: IdParams; Body: UserUpdateBody }>('/users/:id', {
+      config: { permission: 'users:write' },
+      schema: {
+        operationId: 'updateUser', summary: 'Change display name, role or password; clears TOTP', tags, params: idParams, body: auth('UserUpdate'),
+        response: { 200: { description: 'the user', ...user }, ...errorResponses(400, 404) },
+      },
+    }, async (req) => {
         const u = visibleUser(svc, req, req.params.id);
         let passwordHash: string | undefined;
         if (req.body.password !== undefined && req.body.password !== '') {
@@ -67,7 +77,14 @@ export function userRoutes(svc: AuthServices) {
         return publicUser(updated);
       });
 
-    app.delete<{ Params: { id: string } }>('/users/:id', { config: { permission: 'users:write' }, schema: { tags: ['users'], params: idParams } }, async (req, reply) => {
+    app.delete<{ Params: IdParams }>('/users/:id', {
+      config: { permission: 'users:write' },
+      schema: {
+        operationId: 'deleteUser', summary: "Delete a user and revoke the user's sessions", tags, params: idParams,
+        // 403 also for the caller's own account
+        response: { ...noContent('deleted'), ...errorResponses(400, 404) },
+      },
+    }, async (req, reply) => {
       const u = visibleUser(svc, req, req.params.id);
       if (u.id === req.principal.userId) throw forbidden('you cannot delete your own account');
       svc.users.delete(u.id);
