@@ -5,33 +5,17 @@ import type { MailService } from './service.js';
 import type { MailSettingsInput } from './settings.js';
 import type { MailTemplates } from './templates.js';
 import { isMailAddress } from './settings.js';
+import { apiRef, errorResponses, noContent } from '../api/schemas.js';
 
-const settingsBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['host'],
-  properties: {
-    host: { type: 'string', minLength: 1, maxLength: 253 },
-    port: { type: 'integer', minimum: 1, maximum: 65535 },
-    from: { type: 'string', maxLength: 320 },
-    to: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 3, maxLength: 320 } },
-    username: { type: 'string', maxLength: 256 },
-    password: { type: 'string', maxLength: 1024, description: 'write only; omitted or empty keeps the stored one' },
-    tls: { type: 'boolean' },
-    startTls: { type: 'boolean' },
-    enabled: { type: 'boolean' },
-    // read-only fields a client may send back from GET; ignored
-    hasPassword: { type: 'boolean' },
-    source: { type: 'string' },
-  },
-} as const;
+/** The TypeScript shape of `MailSettingsRequest` (schemas/api-mail.v1.schema.json): the input plus the read-only fields a client may echo. */
+export type MailSettingsBody = MailSettingsInput & { hasPassword?: boolean; source?: string };
 
-const testBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['to'],
-  properties: { to: { type: 'string', minLength: 3, maxLength: 320 } },
-} as const;
+/** The TypeScript shape of `MailTestRequest` (schemas/api-mail.v1.schema.json). */
+export type MailTestBody = { to: string };
+
+const tags = ['settings'];
+const mailRef = (name: string) => apiRef('mail', name);
+const settingsResponse = { description: "the caller's active settings (no password)", ...mailRef('MailSettings') };
 
 /** The settings a request acts on: the system key and dev mode have no tenant and act server-wide. */
 function ownerOf(req: FastifyRequest, operatorTenant: string): MailOwner {
@@ -46,23 +30,43 @@ function ownerOf(req: FastifyRequest, operatorTenant: string): MailOwner {
  * tenant's principals on that tenant's row only. The password is write-only and never returned.
  */
 export const settingsSmtpRoutes = (mail: MailService, templates: MailTemplates, node: string, operatorTenant: string) => async (app: FastifyInstance): Promise<void> => {
-  app.get('/settings/smtp', { config: { permission: 'settings:read' }, schema: { tags: ['settings'] } }, async (req) => mail.view(ownerOf(req, operatorTenant)));
+  app.get('/settings/smtp', {
+    config: { permission: 'settings:read' },
+    schema: { operationId: 'getMailSettings', summary: 'Read the mail settings', tags, response: { 200: settingsResponse, ...errorResponses() } },
+  }, async (req) => mail.view(ownerOf(req, operatorTenant)));
 
-  app.put('/settings/smtp', { config: { permission: 'settings:write' }, schema: { tags: ['settings'], body: settingsBody } }, async (req) => {
-    const { hasPassword: _h, source: _s, ...input } = req.body as MailSettingsInput & { hasPassword?: boolean; source?: string };
+  app.put<{ Body: MailSettingsBody }>('/settings/smtp', {
+    config: { permission: 'settings:write' },
+    schema: {
+      operationId: 'putMailSettings', summary: 'Store the mail settings; they apply to the next message', tags, body: mailRef('MailSettingsRequest'),
+      // 409: the stored row's id is taken by another owner
+      response: { 200: settingsResponse, ...errorResponses(400, 409) },
+    },
+  }, async (req) => {
+    const { hasPassword: _h, source: _s, ...input } = req.body;
     const out = mail.put(ownerOf(req, operatorTenant), input);
     if (Array.isArray(out)) throw badRequest(out.join('; '));
     return out;
   });
 
-  app.delete('/settings/smtp', { config: { permission: 'settings:write' }, schema: { tags: ['settings'] } }, async (req, reply) => {
+  app.delete('/settings/smtp', {
+    config: { permission: 'settings:write' },
+    schema: { operationId: 'deleteMailSettings', summary: 'Clear the stored mail settings', tags, response: { ...noContent('cleared; file settings apply again at the next restart'), ...errorResponses() } },
+  }, async (req, reply) => {
     mail.clear(ownerOf(req, operatorTenant));
     return reply.status(204).send();
   });
 
   // 502 when the mail server refused or could not be reached: `{error}` carries its detail.
-  app.post('/settings/smtp/test', { config: { permission: 'settings:write' }, schema: { tags: ['settings'], body: testBody } }, async (req, reply) => {
-    const to = (req.body as { to: string }).to.trim();
+  app.post<{ Body: MailTestBody }>('/settings/smtp/test', {
+    config: { permission: 'settings:write' },
+    schema: {
+      operationId: 'testMailSettings', summary: 'Send a test message with the saved settings', tags, body: mailRef('MailTestRequest'),
+      // 400: not a mail address, or no settings saved
+      response: { 200: { description: 'the server took the message', ...mailRef('MailTestResult') }, ...errorResponses(400, 502) },
+    },
+  }, async (req, reply) => {
+    const to = req.body.to.trim();
     if (!isMailAddress(to)) throw badRequest(`to: "${to}" is not a mail address`);
     const owner = ownerOf(req, operatorTenant);
     const { settings, source } = mail.current(owner);
