@@ -13,6 +13,11 @@ declare module 'fastify' {
     public?: boolean;
     /** authenticated, but any role may call it */
     authenticated?: boolean;
+    /**
+     * the route's own plugin authenticates every request (the form service's /public/v1 API keys,
+     * runtime/forms): this hook neither looks for a user or session nor lets one through
+     */
+    ownAuth?: boolean;
   }
 }
 
@@ -40,7 +45,7 @@ function bearerOf(req: FastifyRequest): string | undefined {
 /**
  * Authenticates every request in gslb-config-auth.md §5 order and enforces the route's
  * permission: 401 without valid credentials, 403 when the principal lacks the permission. A route
- * with neither `permission`, `authenticated` nor `public` is refused, so a forgotten declaration
+ * with neither `permission`, `authenticated`, `public` nor `ownAuth` is refused, so a forgotten declaration
  * fails closed.
  */
 export function registerAuth(app: FastifyInstance, chain: () => readonly Authenticator[], devMode: () => boolean, operatorTenant: string): void {
@@ -48,6 +53,10 @@ export function registerAuth(app: FastifyInstance, chain: () => readonly Authent
   app.addHook('onRequest', async (req) => {
     const cfg = req.routeOptions.config ?? {};
     const bearer = bearerOf(req);
+    if (cfg.ownAuth) {
+      req.principal = { kind: 'anon', tenantId: null, actor: actorOf(bearer) };
+      return;
+    }
     if (cfg.public) {
       // a public route may look at who is calling, but never requires it
       const p = await authenticate(chain(), { cookies: parseCookies(req.headers.cookie), bearer }, devMode()).catch(() => null);

@@ -8,6 +8,8 @@ export interface RouteAccess {
   permission: Permission | undefined;
   public: boolean;
   authenticated: boolean;
+  /** the route's plugin authenticates requests itself (`ownAuth`) */
+  ownAuth: boolean;
 }
 
 /**
@@ -18,10 +20,10 @@ export interface RouteAccess {
 export function collectRoutes(app: FastifyInstance): RouteAccess[] {
   const out: RouteAccess[] = [];
   app.addHook('onRoute', (r) => {
-    const cfg = (r.config ?? {}) as { permission?: Permission; public?: boolean; authenticated?: boolean };
+    const cfg = (r.config ?? {}) as { permission?: Permission; public?: boolean; authenticated?: boolean; ownAuth?: boolean };
     for (const m of Array.isArray(r.method) ? r.method : [r.method]) {
       if (m === 'HEAD') continue;
-      out.push({ method: m, url: r.url, permission: cfg.permission, public: cfg.public === true, authenticated: cfg.authenticated === true });
+      out.push({ method: m, url: r.url, permission: cfg.permission, public: cfg.public === true, authenticated: cfg.authenticated === true, ownAuth: cfg.ownAuth === true });
     }
   });
   return out;
