@@ -59,6 +59,9 @@ export interface Core {
   closers: (() => Promise<void> | void)[];
 }
 
+/** The view of the core a store of plan rows needs: read the snapshot, write one-row plans. */
+export type RowWriter = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
+
 /** Opens storage, loads rows and health into memory, and wires the applier. */
 export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv = process.env): Core {
   const db = openDatabase(config.database.path);

@@ -3,7 +3,7 @@ import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
 import { tableIndex } from '../snapshot/table-index.js';
 import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { planCreate, planDelete } from '../../controller/plan/delta.js';
-import type { AuthCore } from './user-store.js';
+import type { RowWriter } from '../app.js';
 
 /** A tenant. */
 export interface Tenant { id: string; name: string; createdAt: number }
@@ -44,7 +44,7 @@ const hashIndex = (s: Snapshot) => tableIndex<ApiKeyRow>(s, 'apikey', byHashInde
 export const RESERVED_TENANT_ID = 'system';
 
 export class TenantStore {
-  constructor(private readonly core: AuthCore, private readonly now: () => number = Date.now) {}
+  constructor(private readonly core: RowWriter, private readonly now: () => number = Date.now) {}
 
   private get snap(): Snapshot {
     return this.core.holder.current;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Core } from '../app.js';
+import type { RowWriter } from '../app.js';
 import type { Role } from './permissions.js';
 import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
 import { tableIndex } from '../snapshot/table-index.js';
@@ -61,7 +61,6 @@ export interface NewUser {
 }
 
 /** What the auth stores need of the core: the snapshot to read and the one write path. */
-export type AuthCore = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
 
 /** Fields `update` may change. */
 export type UserPatch = Partial<Pick<UserRecord, 'displayName' | 'role' | 'passwordHash' | 'totpSecret' | 'totpPending' | 'totpLastStep'>>;
@@ -80,7 +79,7 @@ const emailIndex = (s: Snapshot) => tableIndex<UserRecord>(s, 'user', byEmailInd
  * lookups are case-insensitive. Errors: whatever `core.apply` throws (STORE_FAILED, 409).
  */
 export class UserStore {
-  constructor(private readonly core: AuthCore, private readonly now: () => number = Date.now) {}
+  constructor(private readonly core: RowWriter, private readonly now: () => number = Date.now) {}
 
   private get snap(): Snapshot {
     return this.core.holder.current;

@@ -1,4 +1,4 @@
-import type { Core } from '../app.js';
+import type { RowWriter } from '../app.js';
 import { conflict } from '../errors.js';
 import type { GenericRow } from '../model/types.js';
 import { getRow, rowsOf } from '../snapshot/snapshot.js';
@@ -36,7 +36,6 @@ export interface StoredMailSettings {
 }
 
 /** What the store needs of the core: the Snapshot to read and the one write path. */
-export type MailCore = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
 
 /**
  * Mail settings as rows. Reads come from the current Snapshot; writes are one-row plans through
@@ -48,7 +47,7 @@ export class MailSettingsStore {
   private readonly opened = new WeakMap<MailSettingsRow, StoredMailSettings>();
 
   constructor(
-    private readonly core: MailCore,
+    private readonly core: RowWriter,
     private readonly box: PasswordBox,
     /** the tenant recorded on the server-wide row (`tenancy.operatorTenant`) */
     private readonly operatorTenant: string,

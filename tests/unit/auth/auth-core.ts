@@ -4,10 +4,10 @@ import { EventBus } from '../../../runtime/events/bus.js';
 import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
 import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
 import type { Plan } from '../../../controller/plan/types.js';
-import type { AuthCore } from '../../../runtime/auth/user-store.js';
+import type { RowWriter } from '../../../runtime/app.js';
 
 /** The slice of the core the auth stores use, over a database whose rows are loaded as at start. */
-export interface TestAuthCore extends AuthCore { db: Db; store: ResourceStore; bus: EventBus; applied: Plan[] }
+export interface TestAuthCore extends RowWriter { db: Db; store: ResourceStore; bus: EventBus; applied: Plan[] }
 
 /** An auth core over `db` (default: a fresh in-memory database); every applied plan is recorded. */
 export function authCore(db: Db = openDatabase(':memory:')): TestAuthCore {
