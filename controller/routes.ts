@@ -7,15 +7,7 @@ import { dryRun } from './dry-run.js';
 import { validationEnv } from './validate/names.js';
 import { planToJson, renderPlanText } from './render/plan.js';
 import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
-
-/** The TypeScript shape of `HistoryQuery` (schemas/api-gitops.v1.schema.json). */
-export type HistoryQuery = { limit?: string };
-
-/** The TypeScript shape of `ReconcileRequest` (schemas/api-gitops.v1.schema.json). */
-export type ReconcileBody = { force?: boolean };
-
-/** The TypeScript shape of `PlanRequest` (schemas/api-gitops.v1.schema.json). */
-export type PlanBody = { files: { path: string; text: string }[]; revision?: string };
+import type { HistoryQuery, PlanBody, ReconcileBody } from './route-types.js';
 
 const tags = ['gitops'];
 const gitops = (name: string) => apiRef('gitops', name);

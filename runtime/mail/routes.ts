@@ -2,16 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import { mailOwnerOf, ownerKey, type MailOwner } from './owner.js';
 import type { MailService } from './service.js';
-import type { MailSettingsInput } from './settings.js';
 import type { MailTemplates } from './templates.js';
 import { isMailAddress } from './settings.js';
 import { apiRef, errorResponses, noContent } from '../api/schemas.js';
-
-/** The TypeScript shape of `MailSettingsRequest` (schemas/api-mail.v1.schema.json): the input plus the read-only fields a client may echo. */
-export type MailSettingsBody = MailSettingsInput & { hasPassword?: boolean; source?: string };
-
-/** The TypeScript shape of `MailTestRequest` (schemas/api-mail.v1.schema.json). */
-export type MailTestBody = { to: string };
+import type { MailSettingsBody, MailTestBody } from './route-types.js';
 
 const tags = ['settings'];
 const mailRef = (name: string) => apiRef('mail', name);

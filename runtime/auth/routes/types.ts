@@ -16,8 +16,8 @@ export type LoginBody = { email: string; password: string; totpCode?: string };
 /** `TotpVerifyRequest`: POST /auth/totp/verify. */
 export type TotpVerifyBody = { code: string };
 
-/** `OidcCallbackQuery`: GET /auth/oidc/callback; every parameter goes on to the code exchange. */
-export type OidcCallbackQuery = { code?: string; state?: string; error?: string; error_description?: string; [param: string]: string | undefined };
+/** `OidcCallbackQuery`: GET /auth/oidc/callback; these and any other parameters go on to the code exchange. */
+export type OidcCallbackQuery = { code?: string; state?: string; error?: string; error_description?: string };
 
 /** `PasswordResetRequest`: POST /auth/password-reset. */
 export type PasswordResetBody = { email: string };
