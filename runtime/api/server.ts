@@ -77,7 +77,11 @@ function documentGlobals(schema: FastifySchema, route: RouteOptions): FastifySch
   const out = { ...schema };
   if ((route.config as { public?: boolean } | undefined)?.public) out.security = [];
   const methods = Array.isArray(route.method) ? route.method : [route.method];
-  if (out.response && methods.some((m) => BODY_METHODS.has(m))) out.response = { ...publicErrorResponses(413, 415), ...(out.response as object) };
+  if (out.response && methods.some((m) => BODY_METHODS.has(m))) {
+    // a body with its own media types (the git webhook takes any) has no 415; the JSON-only API does
+    const ownMediaTypes = typeof out.body === 'object' && out.body !== null && 'content' in out.body;
+    out.response = { ...(ownMediaTypes ? publicErrorResponses(413) : publicErrorResponses(413, 415)), ...(out.response as object) };
+  }
   return out;
 }
 
