@@ -90,6 +90,12 @@ export function checkConfigSemantics(c: Config): Problem[] {
     if (first !== undefined) add(['tenancy', 'delegations', i, 'suffix'], d.suffix, `is already delegated by tenancy.delegations[${first}]`);
     else seen.set(s, i);
   });
+  // Every plan a workspace can be on must exist (docs/forms.md "Plans").
+  const plans = c.forms.plans;
+  if (!Object.hasOwn(plans, c.forms.defaultPlan)) add(['forms', 'defaultPlan'], c.forms.defaultPlan, `must be one of the plans in forms.plans (${Object.keys(plans).join(', ')})`);
+  for (const [tenant, plan] of Object.entries(c.forms.tenantPlans)) {
+    if (!Object.hasOwn(plans, plan)) add(['forms', 'tenantPlans', tenant], plan, `must be one of the plans in forms.plans (${Object.keys(plans).join(', ')})`);
+  }
   return out;
 }
 

@@ -11,6 +11,12 @@ export interface HealthFileConfig {
 export interface SmtpFileConfig {
   host: string; port: number; from?: string; to: string[]; username?: string; password?: string; startTls: boolean; tls: boolean;
 }
+/** A form-service plan (`forms.plans.<name>`, docs/forms.md "Plans"). */
+export interface FormPlanConfig {
+  forms: number; actionsPerForm: number; submissionsPerMonth: number; fileBytes: number;
+  /** absent when a plan given in the file leaves it out (the schema's default applies to the built-in plans only) */
+  features?: ('recaptcha' | 'customDomains')[];
+}
 export interface Config {
   cluster: { id: string };
   node: { id: string };
@@ -76,5 +82,11 @@ export interface Config {
     queueSize: number;
     /** directory of operator mail templates overriding the built-in ones (docs/alerts.md) */
     mailTemplatesDir?: string;
+  };
+  forms: {
+    plans: Record<string, FormPlanConfig>;
+    defaultPlan: string;
+    tenantPlans: Record<string, string>;
+    rateLimits: { perKeyPerMinute: number };
   };
 }

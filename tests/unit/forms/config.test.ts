@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfigText } from '../../../runtime/config/load.js';
+import { ValidationError } from '../../../runtime/errors.js';
+import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, planView } from '../../../runtime/forms/forms/plans.js';
+
+const problemsOf = (yaml: string): string[] => {
+  try {
+    parseConfigText(yaml);
+    return [];
+  } catch (err) {
+    assert.ok(err instanceof ValidationError);
+    return err.problems;
+  }
+};
+
+test('forms.* defaults: free, pro and business plans, free by default, 600 requests a minute per key', () => {
+  const c = parseConfigText('');
+  assert.deepEqual(Object.keys(c.forms.plans), ['free', 'pro', 'business']);
+  assert.deepEqual(c.forms.plans.free, { forms: 5, actionsPerForm: 2, submissionsPerMonth: 100, fileBytes: 0, features: [] });
+  assert.deepEqual(c.forms.plans.pro!.features, ['recaptcha']);
+  assert.deepEqual(c.forms.plans.business!.features, ['recaptcha', 'customDomains']);
+  assert.equal(c.forms.defaultPlan, 'free');
+  assert.deepEqual(c.forms.tenantPlans, {});
+  assert.equal(c.forms.rateLimits.perKeyPerMinute, 600);
+});
+
+test('forms.plans given in the file replace the built-in ones', () => {
+  const c = parseConfigText('forms: {plans: {team: {forms: 3, actionsPerForm: 1, submissionsPerMonth: 10, fileBytes: 0}}, defaultPlan: team}');
+  assert.deepEqual(Object.keys(c.forms.plans), ['team']);
+  assert.equal(planOf(c.forms, 'acme').name, 'team');
+});
+
+const BAD: { name: string; yaml: string; want: RegExp }[] = [
+  { name: 'default plan not in plans', yaml: 'forms: {defaultPlan: gold}', want: /forms\.defaultPlan = "gold": must be one of the plans in forms\.plans \(free, pro, business\)/ },
+  { name: 'tenant plan not in plans', yaml: 'forms: {tenantPlans: {acme: gold}}', want: /forms\.tenantPlans\.acme = "gold": must be one of the plans in forms\.plans/ },
+  { name: 'negative limit', yaml: 'forms: {plans: {free: {forms: -1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0}}}', want: /forms\.plans\.free\.forms = -1: must be >= 0/ },
+  { name: 'unknown feature', yaml: 'forms: {plans: {free: {forms: 1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0, features: [sso]}}}', want: /forms\.plans\.free\.features\.0 = "sso"/ },
+  { name: 'rate limit zero', yaml: 'forms: {rateLimits: {perKeyPerMinute: 0}}', want: /forms\.rateLimits\.perKeyPerMinute = 0: must be >= 1/ },
+  { name: 'plan missing a limit', yaml: 'forms: {plans: {free: {forms: 1}}}', want: /forms\.plans\.free/ },
+];
+
+for (const row of BAD) {
+  test(`forms config refused: ${row.name}`, () => {
+    const problems = problemsOf(row.yaml);
+    assert.ok(problems.some((p) => row.want.test(p)), `got:\n${problems.join('\n')}`);
+  });
+}
+
+test('a workspace is on its tenant plan, else the default plan; limits and features answer 403 with the plan named', () => {
+  const c = parseConfigText('forms: {tenantPlans: {acme: pro}}');
+  const pro = planOf(c.forms, 'acme');
+  const free = planOf(c.forms, 'other');
+  assert.deepEqual([pro.name, free.name], ['pro', 'free']);
+  assert.doesNotThrow(() => assertFormsAllowed(free, 4));
+  assert.throws(() => assertFormsAllowed(free, 5), { status: 403, message: 'plan free allows 5 forms' });
+  assert.throws(() => assertFormsAllowed(free, 3, 3), { status: 403 });
+  assert.throws(() => assertActionsAllowed(free, 2), { status: 403, message: 'plan free allows 2 actions per form' });
+  assert.throws(() => assertFeature(free, 'recaptcha', 'recaptcha_min_score'), { status: 403, message: 'plan free does not include recaptcha (needed by recaptcha_min_score)' });
+  assert.doesNotThrow(() => assertFeature(pro, 'recaptcha', 'recaptcha_min_score'));
+  assert.deepEqual(planView(pro, { forms: 2, actions: 3, submissionsThisMonth: 0 }), {
+    plan: 'pro',
+    limits: { forms: 50, actions_per_form: 10, submissions_per_month: 10000, file_bytes: 1073741824, features: { recaptcha: true, custom_domains: false } },
+    usage: { forms: 2, actions: 3, submissions_this_month: 0 },
+  });
+});
