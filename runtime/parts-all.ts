@@ -10,5 +10,6 @@ import './health/part.js';
 import './dns/part.js';
 import './ws/part.js';
 import './mail/part.js';
+import './forms/part.js';
 import './alerts/part.js';
 import '../controller/part.js';

@@ -37,9 +37,21 @@ function assertParentWritable(s: Snapshot, row: Row): void {
 
 /** Plan creating one row (with origin `api`). */
 export function planCreate(s: Snapshot, row: Row, revision: string): Plan {
-  assertParentWritable(s, row);
-  const after = { ...row, origin: 'api', revision } as Row;
-  return wrap(s, revision, [{ op: 'create', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(after), after, fields: diffFields({ id: '', kind: row.kind } as Row, after) }]);
+  return planCreateAll(s, [row], revision);
+}
+
+/**
+ * Plan creating several rows at once (a copy of a form with its actions): one plan, so the rows
+ * appear together or not at all. Rows may name each other as parents; a parent that already
+ * exists must be writable, as with {@link planCreate}.
+ */
+export function planCreateAll(s: Snapshot, rows: readonly Row[], revision: string): Plan {
+  const changes: Change[] = rows.map((row) => {
+    assertParentWritable(s, row);
+    const after = { ...row, origin: 'api', revision } as Row;
+    return { op: 'create', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(after), after, fields: diffFields({ id: '', kind: row.kind } as Row, after) };
+  });
+  return wrap(s, revision, changes);
 }
 
 /** Plan replacing one row's fields; no change gives an empty plan. */

@@ -69,3 +69,8 @@ registerKind({ kind: 'user', order: 2, label: (r) => `user ${f(r, 'email')}`, se
 registerKind({ kind: 'apikey', order: 3, label: (r) => `API key "${f(r, 'name')}" of tenant ${r.tenantId}`, secretFields: ['keyHash'] });
 // Mail settings (docs/alerts.md "Mail settings"): `mail:system` server-wide, `mail:<tenantId>` per tenant; the sealed password is secret.
 registerKind({ kind: 'mailsettings', order: 4, label: (r) => `mail settings ${r.id}`, secretFields: ['password'] });
+// The form service's rows (docs/forms.md): a form belongs to a workspace (tenant); its actions are
+// its children and go with it. An action's config may hold secrets (webhook URLs, tokens), so plan
+// renderings redact the config whole.
+registerKind({ kind: 'form', order: 60, label: (r) => `form "${f(r, 'name')}"` });
+registerKind({ kind: 'formaction', order: 61, parent: { field: 'formId', kind: 'form' }, label: (r) => `${f(r, 'type')} action of form ${f(r, 'formId')}`, secretFields: ['config'] });

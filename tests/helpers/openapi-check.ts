@@ -13,7 +13,7 @@ interface OpenApiDoc {
 export interface OpenApiCheck {
   /** the part to put first in the daemon's parts list */
   part: Part;
-  /** responses of documented-or-not /api/v1 routes examined */
+  /** responses of documented-or-not /api/v1 and /public/v1 routes examined */
   readonly checked: number;
   /** JSON bodies validated against their schema */
   readonly bodies: number;
@@ -84,7 +84,8 @@ function responseChecker(doc: OpenApiDoc) {
 /**
  * The response check of the integration tests: a daemon part whose setup puts, first in the
  * /api/v1 plugins, a plugin that is not encapsulated (`skip-override`), so its `onSend` hook
- * applies to every API route registered after it. Each response of a route (routes hidden from the
+ * applies to every API route registered after it, and the same first in the root plugins for the
+ * form service's /public/v1 routes. Each response of a route (routes hidden from the
  * document skipped, unrouted 404s skipped) is checked against the OpenAPI document the server
  * generates (`swagger()`, read on the first response). Nothing is thrown from the hook: the
  * violations are collected, and the test daemon's `stop()` reports them.
@@ -109,8 +110,12 @@ export function createOpenApiCheck(): OpenApiCheck {
     return payload;
   };
   const plugin = Object.assign(async (app: FastifyInstance) => { app.addHook('onSend', onSend); }, { [Symbol.for('skip-override')]: true });
+  // The form service's /public/v1 is a root plugin: the same check, from the root, for its routes only.
+  const onSendPublic = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) =>
+    (req.routeOptions.url?.startsWith('/public/v1/') ? onSend(req, reply, payload) : payload);
+  const rootPlugin = Object.assign(async (app: FastifyInstance) => { app.addHook('onSend', onSendPublic); }, { [Symbol.for('skip-override')]: true });
   return {
-    part: { name: 'openapi-check', setup: (_core, ext) => { ext.apiPlugins.unshift(plugin); } },
+    part: { name: 'openapi-check', setup: (_core, ext) => { ext.apiPlugins.unshift(plugin); ext.rootPlugins.unshift(rootPlugin); } },
     get checked() { return state.checked; },
     get bodies() { return state.bodies; },
     violations: () => [...seen].map(([v, n]) => (n > 1 ? `${v} (${n} times)` : v)),

@@ -70,6 +70,14 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'listGitOpsHistory', part: 'query', type: 'HistoryQuery', file: 'controller/route-types.ts' },
   { op: 'reconcileGitOps', part: 'body', type: 'ReconcileBody', file: 'controller/route-types.ts' },
   { op: 'planGitOps', part: 'body', type: 'PlanBody', file: 'controller/route-types.ts' },
+  { op: 'get_form', part: 'query', type: 'FormListQuery', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_form', part: 'body', type: 'FormCreate', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'patch_form_id', part: 'body', type: 'FormChange', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'delete_form_id', part: 'body', type: 'FormDelete', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_form_id_duplicate', part: 'body', type: 'FormDuplicate', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'put_form_id_schema', part: 'body', type: 'SchemaPut', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'get_form_id_action', part: 'query', type: 'PageQuery', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_form_id_action', part: 'body', type: 'ActionCreate', file: 'runtime/forms/forms/routes/types.ts' },
 ];
 
 const HELPERS = `
@@ -150,9 +158,13 @@ test('OpenAPI document: operation ids, 401/403 on every non-public operation, re
     const problems: string[] = [];
     const expectNone = (what: string, list: string[]) => { if (list.length) problems.push(`${what}:\n  ${list.join('\n  ')}`); };
     const ids = ops.map((o) => o.op.operationId).filter((id) => id !== undefined);
+    // the form service's /public/v1 keeps the operation ids its spec names (forms-api.md §4: `get_form_id`)
+    const isForms = (o: { path: string }) => o.path.startsWith('/public/v1/');
+    const idsOf = (list: typeof ops) => list.map((o) => o.op.operationId).filter((id) => id !== undefined);
     expectNone('operations without an operationId', ops.filter((o) => !o.op.operationId).map((o) => `${o.method} ${o.path}`));
     expectNone('operationIds used twice', ids.filter((id, i) => ids.indexOf(id) !== i));
-    expectNone('operationIds not in camelCase', ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id)));
+    expectNone('operationIds not in camelCase', idsOf(ops.filter((o) => !isForms(o))).filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id)));
+    expectNone('/public/v1 operationIds not in snake_case', idsOf(ops.filter(isForms)).filter((id) => !/^[a-z][a-z0-9_]*$/.test(id)));
 
     const routes = d.core.ports.routes ?? [];
     const isPublic = (method: string, path: string) =>

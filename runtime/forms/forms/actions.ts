@@ -1,0 +1,44 @@
+import { configProblems, type ActionTypeName } from './action-types.js';
+import { conditionProblems, type Condition, type ConditionsMode } from './conditions.js';
+import type { FormActionRow } from './rows.js';
+import type { SettingProblem } from './settings.js';
+
+/** An action as POST /form/{id}/action sends it (forms-api.md §2 "Action"). */
+export interface ActionInput {
+  type: ActionTypeName;
+  config: Record<string, unknown>;
+  name?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  conditions?: Condition[] | null | undefined;
+  conditions_mode?: ConditionsMode | null | undefined;
+}
+
+/** The fields of an action row that a request sets (the rest is identity and time). */
+export type ActionFields = Pick<FormActionRow, 'type' | 'name' | 'enabled' | 'config' | 'conditions' | 'conditions_mode'>;
+
+/** A config without empty values: null and '' mean "not set". */
+const cleanConfig = (config: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(config).filter(([, v]) => v !== null && v !== ''));
+
+/**
+ * The fields of a new action: nulls take the defaults (`enabled` true, no name, no conditions,
+ * `conditions_mode` all), the config loses its empty values, a condition keeps only the keys it
+ * sent. Pure; validation is {@link actionProblems}.
+ */
+export function actionFields(input: ActionInput): ActionFields {
+  const conditions = (input.conditions ?? []).map((c) => ({ field: c.field.trim(), op: c.op, ...(c.value === undefined ? {} : { value: c.value }) }));
+  const name = input.name?.trim();
+  return {
+    type: input.type,
+    name: name ? name : null,
+    enabled: input.enabled ?? true,
+    config: cleanConfig(input.config),
+    conditions,
+    conditions_mode: input.conditions_mode ?? 'all',
+  };
+}
+
+/** Every problem of an action's fields: its config against its type, then its conditions. */
+export function actionProblems(a: ActionFields): SettingProblem[] {
+  return [...configProblems(a.type, a.config), ...conditionProblems(a.conditions)];
+}

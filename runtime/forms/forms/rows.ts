@@ -1,0 +1,36 @@
+import type { GenericRow } from '../../model/types.js';
+import type { ActionTypeName } from './action-types.js';
+import type { Condition, ConditionsMode } from './conditions.js';
+import type { FormSchema } from './schema-fields.js';
+import type { FormSettings } from './settings.js';
+
+/** Row kind of a form (runtime/model/kinds.ts). */
+export const FORM_KIND = 'form';
+/** Row kind of a form's action, a child of its form (`formId`), deleted with it. */
+export const ACTION_KIND = 'formaction';
+
+/**
+ * A form (row kind `form`), owned by one workspace (tenant). Its public id is the row id. The
+ * settings keep the spec's snake_case names; times are ms since the epoch, null on rows declared
+ * in git (a plan from git is pure and carries no clock).
+ */
+export interface FormRow extends GenericRow, FormSettings {
+  kind: 'form';
+  schema: FormSchema;
+  createdAt: number | null;
+  updatedAt: number | null;
+}
+
+/** An action of a form (row kind `formaction`, child of the form through `formId`). */
+export interface FormActionRow extends GenericRow {
+  kind: 'formaction';
+  formId: string;
+  type: ActionTypeName;
+  name: string | null;
+  enabled: boolean;
+  config: Record<string, unknown>;
+  conditions: Condition[];
+  conditions_mode: ConditionsMode;
+  createdAt: number | null;
+  updatedAt: number | null;
+}

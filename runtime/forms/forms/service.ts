@@ -1,0 +1,126 @@
+import type { Config } from '../../config/types.js';
+import { badRequest, notFound } from '../../errors.js';
+import { actionFields, actionProblems, type ActionInput } from './actions.js';
+import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, type PlanUsage, type WorkspacePlan } from './plans.js';
+import type { FormActionRow, FormRow } from './rows.js';
+import { buildSchema, EMPTY_SCHEMA, schemaProblems, type SchemaField } from './schema-fields.js';
+import { changeSettings, createSettings, problemsMessage, settingsOf, settingsProblems, type SettingProblem, type SettingsInput } from './settings.js';
+import type { FormStore } from './store.js';
+import { assertApiWritable } from '../../../controller/plan/delta.js';
+
+/** Sort keys of the form list, the first the default (docs/forms.md "The /public/v1 API"). */
+export const FORM_SORTS = ['created_at', 'updated_at', 'name'] as const;
+export type FormSort = (typeof FORM_SORTS)[number];
+export type SortOrder = 'asc' | 'desc';
+
+/** The longest form name. */
+export const NAME_MAX = 200;
+
+/** Throws 400 `validation_error` listing every problem, when there is one. */
+function refuse(problems: readonly SettingProblem[]): void {
+  if (problems.length > 0) throw badRequest(problemsMessage(problems));
+}
+
+/** Forms in list order: by the sort key, then by id so pages are stable. Pure. */
+export function sortForms(rows: readonly FormRow[], sort: FormSort, order: SortOrder): FormRow[] {
+  const keyOf = (r: FormRow): number | string => (sort === 'name' ? r.name.toLowerCase() : (sort === 'created_at' ? r.createdAt : r.updatedAt) ?? 0);
+  const dir = order === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const ka = keyOf(a);
+    const kb = keyOf(b);
+    const c = ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return c * dir;
+  });
+}
+
+/**
+ * The form operations of /public/v1 for one workspace at a time: a git form refused first (409
+ * naming its file), then validation (400 naming the field), the plan's limits and features (403
+ * naming the plan), then one write through the store.
+ * A form of another workspace is not found (404), exactly like a form that does not exist.
+ */
+export class FormService {
+  constructor(private readonly store: FormStore, private readonly config: () => Config['forms']) {}
+
+  /** The workspace's plan. */
+  planOf(tenantId: string): WorkspacePlan {
+    return planOf(this.config(), tenantId);
+  }
+
+  /** What the workspace uses: forms, actions, and submissions this month (none are stored yet). */
+  usage(tenantId: string): PlanUsage {
+    const forms = this.store.formsOf(tenantId);
+    return { forms: forms.length, actions: forms.reduce((n, f) => n + this.store.actionsOf(f.id).length, 0), submissionsThisMonth: 0 };
+  }
+
+  /** The workspace's forms, `only` narrowing them to one (a single-form key), sorted. */
+  list(tenantId: string, only: string | null, sort: FormSort, order: SortOrder): FormRow[] {
+    const rows = this.store.formsOf(tenantId).filter((r) => only === null || r.id === only);
+    return sortForms(rows, sort, order);
+  }
+
+  /** The workspace's form, or 404. */
+  require(tenantId: string, id: string): FormRow {
+    const row = this.store.find(tenantId, id);
+    if (!row) throw notFound(`form ${id} not found`);
+    return row;
+  }
+
+  /** A form's actions. */
+  actionsOf(form: FormRow): readonly FormActionRow[] {
+    return this.store.actionsOf(form.id);
+  }
+
+  /** Creates a form: settings checked, the plan's form count and features respected. */
+  create(tenantId: string, input: SettingsInput): FormRow {
+    const settings = createSettings(input);
+    refuse(settingsProblems(settings));
+    const plan = this.planOf(tenantId);
+    if (settings.recaptcha_min_score !== null) assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+    assertFormsAllowed(plan, this.store.formsOf(tenantId).length);
+    return this.store.create(tenantId, settings, EMPTY_SCHEMA);
+  }
+
+  /** Changes the sent settings only (./settings.ts changeSettings); a score needs the recaptcha feature. */
+  change(form: FormRow, patch: SettingsInput): FormRow {
+    assertApiWritable(form);
+    const settings = changeSettings(settingsOf(form), patch);
+    refuse(settingsProblems(settings));
+    if (typeof patch.recaptcha_min_score === 'number') assertFeature(this.planOf(form.tenantId), 'recaptcha', 'recaptcha_min_score');
+    return this.store.update(form, settings);
+  }
+
+  /** Deletes a form with its actions when `confirmName` is its exact name (else 400). */
+  remove(form: FormRow, confirmName: string): { actionsDeleted: number } {
+    assertApiWritable(form, 'delete');
+    if (confirmName !== form.name) throw badRequest(`confirm_name: must equal the form's exact name "${form.name}"`);
+    return this.store.remove(form);
+  }
+
+  /** Copies a form with its settings, schema and actions, named `name` or `Copy of <name>`. */
+  duplicate(form: FormRow, name: string | undefined): FormRow {
+    const settings = { ...settingsOf(form), name: (name?.trim() || `Copy of ${form.name}`).slice(0, NAME_MAX) };
+    const plan = this.planOf(form.tenantId);
+    if (settings.recaptcha_min_score !== null) assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+    assertFormsAllowed(plan, this.store.formsOf(form.tenantId).length);
+    const actions = this.store.actionsOf(form.id).length;
+    if (actions > 0) assertActionsAllowed(plan, 0, actions);
+    return this.store.duplicate(form, settings);
+  }
+
+  /** Replaces the expected-field schema (an empty list clears it). */
+  putSchema(form: FormRow, fields: readonly SchemaField[], enforce: boolean | undefined): FormRow {
+    assertApiWritable(form);
+    refuse(schemaProblems(fields));
+    return this.store.update(form, settingsOf(form), buildSchema(fields, enforce));
+  }
+
+  /** Adds an action: config and conditions checked, the plan's actions per form respected. */
+  addAction(form: FormRow, input: ActionInput): FormActionRow {
+    assertApiWritable(form, 'add to');
+    const fields = actionFields(input);
+    refuse(actionProblems(fields));
+    assertActionsAllowed(this.planOf(form.tenantId), this.store.actionsOf(form.id).length);
+    return this.store.addAction(form, fields);
+  }
+}
