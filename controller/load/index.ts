@@ -1,6 +1,8 @@
 /** The manifest loader: parsing, the kind registry and the built-in kinds. */
 import './pool.js';
 import './service.js';
+import './form.js';
 export { loadManifests, problemAt, type Manifest } from './manifest.js';
 export { registerManifestKind, manifestKind, manifestKindNames, type ManifestKind, type ValidationEnv } from './kinds.js';
 export { poolKeys } from './pool.js';
+export { formKeys } from './form.js';

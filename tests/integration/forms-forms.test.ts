@@ -1,10 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { planCreate } from '../../controller/plan/delta.js';
+import { loadManifests } from '../../controller/load/index.js';
+import { validateManifests } from '../../controller/validate/validate.js';
+import { planChanges } from '../../controller/plan/plan.js';
 import { rowsOf } from '../../runtime/snapshot/snapshot.js';
-import { createSettings } from '../../runtime/forms/forms/settings.js';
-import type { FormActionRow, FormRow } from '../../runtime/forms/forms/rows.js';
+import type { FormActionRow } from '../../runtime/forms/forms/rows.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 
 // Forms over /public/v1 (forms-api.md §2, §4; docs/forms.md): every form route, the change
@@ -250,24 +251,34 @@ test('plan limits: 403 past the plan\'s forms (create and duplicate); recaptcha_
   assert.equal((await workspace('pro-ws')('POST', '/form', { name: 'Captcha', recaptcha_min_score: 0.5 })).status, 201);
 });
 
-test('a form declared in git is read-only over /public/v1: 409 conflict naming its file; reads and copies work', async () => {
+test('a form declared in git (kind Form) is read-only over /public/v1: 409 conflict naming its file; reads and copies work', async () => {
   const call = workspace('gitws');
-  const row: FormRow = { kind: 'form', id: d.core.newId(), origin: 'api', revision: '', tenantId: 'gitws', ...createSettings({ name: 'From git' }), schema: { fields: [], enforce: false }, createdAt: null, updatedAt: null };
-  const plan = planCreate(d.core.holder.current, row, 'b'.repeat(40));
-  // as a git plan would write it: origin git, the manifest file and the commit
-  d.core.apply({ ...plan, origin: 'git', changes: plan.changes.map((c) => ({ ...c, after: { ...c.after!, origin: 'git', source: 'forms/contact.yaml', revision: 'b'.repeat(40) } })) });
-  const got = await call('GET', `/form/${row.id}`);
-  assert.deepEqual([got.status, got.body.origin, got.body.source, got.body.created_at], [200, 'git', 'forms/contact.yaml', null]);
-  const want = `form "From git" is managed by git (declared in forms/contact.yaml at commit bbbbbbbbbbbb)`;
+  const manifest = [
+    'apiVersion: gslb/v1', 'kind: Form', 'metadata: {name: contact}',
+    'spec: {name: From git, actions: [{type: slack, config: {webhook_url: "https://hooks.slack.com/services/T/B/X"}}]}', '',
+  ].join('\n');
+  const v = validateManifests(loadManifests([{ path: 'forms/contact.yaml', text: manifest }]).manifests);
+  assert.deepEqual(v.problems, []);
+  d.core.apply(planChanges({ desired: v.desired, actual: d.core.holder.current, revision: 'b'.repeat(40), newId: () => d.core.newId(), tenantId: 'gitws' }));
+  const list = (await call('GET', '/form')).body.data;
+  assert.equal(list.length, 1);
+  const id = list[0].id as string;
+  const got = await call('GET', `/form/${id}`);
+  assert.deepEqual([got.status, got.body.name, got.body.origin, got.body.source, got.body.created_at], [200, 'From git', 'git', 'forms/contact.yaml', null]);
+  const actions = (await call('GET', `/form/${id}/action`)).body.data;
+  assert.deepEqual(actions.map((a: { type: string; origin: string; config: unknown }) => [a.type, a.origin, a.config]), [['slack', 'git', { webhook_url: '********' }]]);
+  const want = 'form "From git" is managed by git (declared in forms/contact.yaml at commit bbbbbbbbbbbb)';
   for (const [method, path, body] of [
-    ['PATCH', `/form/${row.id}`, { form_id: row.id, name: 'x' }], ['DELETE', `/form/${row.id}`, { form_id: row.id, confirm_name: 'From git' }],
-    ['PUT', `/form/${row.id}/schema`, { form_id: row.id, fields: [] }], ['POST', `/form/${row.id}/action`, { form_id: row.id, type: 'slack', config: { webhook_url: 'https://hooks.slack.com/x' } }],
+    ['PATCH', `/form/${id}`, { form_id: id, name: 'x' }], ['DELETE', `/form/${id}`, { form_id: id, confirm_name: 'From git' }],
+    ['PUT', `/form/${id}/schema`, { form_id: id, fields: [] }], ['POST', `/form/${id}/action`, { form_id: id, type: 'slack', config: { webhook_url: 'https://hooks.slack.com/x' } }],
   ] as const) {
     const r = await call(method, path, body);
     assert.equal(r.status, 409, `${method} ${path}`);
     assert.equal(r.body.name, 'conflict');
     assert.ok(r.body.message.startsWith(want), r.body.message);
   }
-  const copy = await call('POST', `/form/${row.id}/duplicate`, { form_id: row.id });
+  const copy = await call('POST', `/form/${id}/duplicate`, { form_id: id });
   assert.deepEqual([copy.status, copy.body.origin, copy.body.name], [201, 'api', 'Copy of From git']);
+  const copied = (await call('GET', `/form/${copy.body.id}/action`)).body.data;
+  assert.deepEqual(copied.map((a: { origin: string }) => a.origin), ['api'], 'the copy and its actions belong to the API');
 });

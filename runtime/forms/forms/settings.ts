@@ -113,13 +113,13 @@ export function isIpOrCidr(s: string): boolean {
   return isIpAddress(s) || parseCidr(s) !== undefined;
 }
 
-const HONEYPOT = /^[A-Za-z0-9_.[\]-]{1,100}$/;
+const HONEYPOT = /^[A-Za-z0-9_.[\]-]+$/;
 
 /**
- * The rules the schema cannot express, checked on complete settings: `success_redirect` an http(s)
- * URL or a path starting with `/` (or '' for the built-in page), `allowed_domains` hosts or URLs,
- * `blocked_ips` IPs or CIDRs, `honeypot_field` a field name, `recaptcha_min_score` 0..1. Returns
- * every problem, not only the first. Pure.
+ * The rules the schema (api-forms.v1.schema.json: types, ranges, lengths) cannot express, checked
+ * on complete settings: a name that is not blank, `success_redirect` an http(s) URL or a path
+ * starting with `/` (or '' for the built-in page), `allowed_domains` hosts or URLs, `blocked_ips`
+ * IPs or CIDRs, `honeypot_field` a field name. Returns every problem, not only the first. Pure.
  */
 export function settingsProblems(s: FormSettings): SettingProblem[] {
   const out: SettingProblem[] = [];
@@ -133,14 +133,7 @@ export function settingsProblems(s: FormSettings): SettingProblem[] {
   s.blocked_ips.forEach((ip, i) => {
     if (!isIpOrCidr(ip)) out.push({ field: `blocked_ips[${i}]`, rule: `"${ip}" is neither an IP address nor a CIDR range` });
   });
-  if (!HONEYPOT.test(s.honeypot_field)) out.push({ field: 'honeypot_field', rule: 'must be 1 to 100 letters, digits or _ . - [ ]' });
-  if (s.recaptcha_min_score !== null && !(s.recaptcha_min_score >= 0 && s.recaptcha_min_score <= 1)) {
-    out.push({ field: 'recaptcha_min_score', rule: 'must be between 0 and 1' });
-  }
-  if (!Number.isInteger(s.max_links) || s.max_links < 0) out.push({ field: 'max_links', rule: 'must be an integer >= 0 (0 switches the check off)' });
-  if (!Number.isInteger(s.max_per_email_per_hour) || s.max_per_email_per_hour < 0) {
-    out.push({ field: 'max_per_email_per_hour', rule: 'must be an integer >= 0 (0 switches the check off)' });
-  }
+  if (!HONEYPOT.test(s.honeypot_field)) out.push({ field: 'honeypot_field', rule: 'must be letters, digits or _ . - [ ]' });
   return out;
 }
 
