@@ -8,6 +8,8 @@ export const PERMISSIONS = [
   'settings:read', 'settings:write',
   'gitops:read', 'gitops:write',
   'cluster:read',
+  // a workspace's form-service API keys (docs/forms.md)
+  'apikeys:read', 'apikeys:write',
   // supra-tenant: managing tenants and their legacy API keys (no role has these; system key only)
   'tenants:read', 'tenants:write',
   // stopping and starting the `gslbd --demo` backends (no role has it; system key and dev mode only)
@@ -26,8 +28,8 @@ export type Role = 'tenant_admin' | 'operator' | 'viewer';
 export const ROLES: readonly Role[] = ['tenant_admin', 'operator', 'viewer'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
   // "read-only on all resources of the tenant" (gslb-config-auth.md §5.4) includes its users
   viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
 };

@@ -5,12 +5,13 @@ import { formRoutes } from './forms/routes/forms.js';
 import { formDetailRoutes } from './forms/routes/details.js';
 import { actionRoutes } from './forms/routes/actions.js';
 import { planRoutes } from './forms/routes/plan.js';
-import { snapshotKeyLookup } from './public/key-lookup.js';
+import { FormKeyStore } from './keys/store.js';
+import { formKeyRoutes } from './keys/routes.js';
 import { KeyRateLimiter } from './public/rate-limit.js';
 import { publicApi } from './public/routes/server.js';
 
 /**
- * The form service (docs/forms.md): the /public/v1 server at the root of the API (its own keys,
+ * The form service (docs/forms.md): the workspace's API keys at /api/v1/apikeys, the /public/v1 server at the root of the API (its own keys,
  * scopes, rate limit and `{name, message}` errors) with the form, schema, action and plan routes.
  * Forms and actions are rows, written through `core.apply` like every other row.
  */
@@ -20,6 +21,8 @@ PARTS.push({
     const svc = new FormService(new FormStore(core), () => core.config.forms);
     const routes = [formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc)];
     const limiter = new KeyRateLimiter(core.config.forms.rateLimits.perKeyPerMinute);
-    ext.rootPlugins.push(publicApi({ keys: snapshotKeyLookup(core.holder), limiter, routes }));
+    const keys = new FormKeyStore(core);
+    ext.apiPlugins.push(formKeyRoutes(keys));
+    ext.rootPlugins.push(publicApi({ keys, limiter, routes }));
   },
 });

@@ -74,3 +74,6 @@ registerKind({ kind: 'mailsettings', order: 4, label: (r) => `mail settings ${r.
 // renderings redact the config whole.
 registerKind({ kind: 'form', order: 60, label: (r) => `form "${f(r, 'name')}"` });
 registerKind({ kind: 'formaction', order: 61, parent: { field: 'formId', kind: 'form' }, label: (r) => `${f(r, 'type')} action of form ${f(r, 'formId')}`, secretFields: ['config'] });
+// Form-service API keys (docs/forms.md): a workspace's key, only its SHA-256 stored; no parent, so a
+// single-form key whose form is deleted keeps naming that form and reaches nothing.
+registerKind({ kind: 'formkey', order: 62, label: (r) => `form API key "${f(r, 'name')}" of tenant ${r.tenantId}`, secretFields: ['keyHash'] });

@@ -7,8 +7,8 @@ import type { RouteAccess } from '../../runtime/auth/route-registry.js';
 // gslb-config-auth.md §5.4 written out independently of runtime/auth/permissions.ts, so a change
 // to the code's table that breaks the spec fails here.
 const SPEC: Record<string, string[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
   viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
 };
 
@@ -30,6 +30,8 @@ const DECLARED: Record<string, string> = {
   'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
   'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
+  // form-service keys (docs/forms.md): a tenant_admin makes them, an operator may list them
+  'GET /api/v1/apikeys': 'apikeys:read', 'POST /api/v1/apikeys': 'apikeys:write', 'DELETE /api/v1/apikeys/:id': 'apikeys:write',
 };
 
 // Public auth routes: the same answer for everybody (setup is done, single sign-on and mail are off).
@@ -105,6 +107,8 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
       const ids: Record<string, string> = { tenants: tenant };
       if (url.startsWith('/api/v1/users')) {
         ids.users = (await ok('POST', '/api/v1/users', { email: `spare-${uniq()}@${tenant}.test`, password: 'spare-pass-1', role: 'viewer' }, h)).userId;
+      } else if (url.startsWith('/api/v1/apikeys')) {
+        ids.apikeys = (await ok('POST', `/api/v1/apikeys?tenant=${tenant}`, { name: `spare-${uniq()}`, scopes: ['forms:read'] })).id;
       } else if (url.startsWith('/api/v1/tenants')) {
         ids.keyId = (await ok('POST', `/api/v1/tenants/${tenant}/apikeys`, { name: 'spare' })).id;
       } else {
@@ -120,7 +124,7 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
     const bodyFor = (key: string, ids: Record<string, string>): unknown => {
       const u = uniq();
       const bodies: Record<string, unknown> = {
-        'POST /api/v1/pools': { name: `np-${u}` }, 'PUT /api/v1/pools/:id': { name: `rp-${u}` },
+        'POST /api/v1/pools': { name: `np-${u}` }, 'POST /api/v1/apikeys': { name: `k-${u}`, scopes: ['forms:read'] }, 'PUT /api/v1/pools/:id': { name: `rp-${u}` },
         'POST /api/v1/pools/:id/members': { ipAddress: '127.0.0.11', port: 81 }, 'PUT /api/v1/members/:id': { ipAddress: '127.0.0.12', port: 82 },
         'POST /api/v1/services': { name: `ns-${u}`, domain: `ns-${u}.example.test.`, poolId: ids.pools },
         'PUT /api/v1/services/:id': { name: `rs-${u}`, domain: `rs-${u}.example.test.`, poolId: ids.pools },

@@ -5,6 +5,7 @@ import * as m0004 from './0004-gitops.js';
 import * as m0005 from './0005-cluster.js';
 import * as m0006 from './0006-auth-rows.js';
 import * as m0007 from './0007-mail-rows.js';
+import * as m0008 from './0008-form-key-usage.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -18,4 +19,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 5, name: 'cluster', sql: m0005.sql },
   { version: 6, name: 'auth-rows', sql: m0006.sql },
   { version: 7, name: 'mail-rows', sql: m0007.sql },
+  { version: 8, name: 'form-key-usage', sql: m0008.sql },
 ];
