@@ -2,4 +2,5 @@
 import './validate-config.js';
 import './gitops-commands.js';
 import './wait.js';
+import './apikey-commands.js';
 import './completion.js';
