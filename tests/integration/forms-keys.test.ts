@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { FormKeyStore, TOUCH_INTERVAL_MS } from '../../runtime/forms/keys/store.js';
+import { loadManifests } from '../../controller/load/index.js';
+import { validateManifests } from '../../controller/validate/validate.js';
+import { planChanges } from '../../controller/plan/plan.js';
 
 const SYS = randomBytes(32).toString('hex');
 const sys = { authorization: `Bearer ${SYS}` };
@@ -126,6 +129,26 @@ test('form keys: the last-used time is written at most once a minute', async () 
     assert.equal(store.lastUsed(k.id), now);
     assert.equal(store.authenticate(k.key)?.keyName, 'clocked');
     assert.equal(store.authenticate(`${k.key}x`), undefined);
+  } finally {
+    await d.stop();
+  }
+});
+
+test('a key declared in git (kind ApiKey) authenticates with its secret, is listed with origin git, and cannot be deleted over REST', async () => {
+  const d = await daemon();
+  try {
+    const secret = `gslbf_${randomBytes(32).toString('base64url')}`;
+    const manifest = `apiVersion: gslb/v1\nkind: ApiKey\nmetadata: {name: from-git}\nspec: {hash: ${createHash('sha256').update(secret).digest('hex')}, scopes: [forms:read]}\n`;
+    const v = validateManifests(loadManifests([{ path: 'keys/from-git.yaml', text: manifest }]).manifests);
+    assert.deepEqual(v.problems, []);
+    d.core.apply(planChanges({ desired: v.desired, actual: d.core.holder.current, revision: 'd'.repeat(40), newId: () => d.core.newId(), tenantId: 'default' }));
+    assert.equal((await api(d.url, 'GET', '/public/v1/form', undefined, { authorization: `Bearer ${secret}` })).status, 200);
+    assert.equal((await api(d.url, 'POST', '/public/v1/form', { name: 'x' }, { authorization: `Bearer ${secret}` })).status, 403, 'forms:read only');
+    const listed = await api(d.url, 'GET', '/api/v1/apikeys', undefined, sys);
+    assert.deepEqual(listed.body.map((k: { name: string; origin: string }) => [k.name, k.origin]), [['from-git', 'git']]);
+    const del = await api(d.url, 'DELETE', `/api/v1/apikeys/${listed.body[0].id as string}`, undefined, sys);
+    assert.equal(del.status, 409);
+    assert.match(del.body.error, /declared in git \(keys\/from-git\.yaml\)/);
   } finally {
     await d.stop();
   }
