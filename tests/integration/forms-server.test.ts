@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { FormKeyStore } from '../../runtime/forms/keys/store.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 
 // The /public/v1 server (docs/forms.md "The /public/v1 API"): keys, scopes, single-form keys,
@@ -89,6 +90,17 @@ test('400 validation_error, 413 payload_too_large and 415 unsupported_media_type
   isError(await call('POST', '/form', 'name', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
 });
 
+test('a key\'s use is recorded after a successful answer, not after an error', async () => {
+  const { key, id } = addFormKey(d);
+  const store = new FormKeyStore(d.core);
+  const call = publicClient(d, key);
+  assert.equal((await call('GET', '/form/nope')).status, 404);
+  assert.equal((await call('POST', '/form', { colour: 'red' })).status, 400);
+  assert.equal(store.lastUsed(id), undefined);
+  assert.equal((await call('GET', '/plan')).status, 200);
+  assert.equal(typeof store.lastUsed(id), 'number');
+});
+
 test('the OpenAPI document lists every /public/v1 route with its operation id, scope, bearer security and {name, message} errors', async () => {
   const doc = (await api(d.url, 'GET', '/api/v1/openapi.json')).body as {
     paths: Record<string, Record<string, { operationId: string; tags: string[]; security: unknown; 'x-scope': string; responses: Record<string, { $ref?: string; content?: Record<string, { schema: { $ref?: string } }> }> }>>;
@@ -135,10 +147,10 @@ test('every /public/v1 response so far matched the OpenAPI document (checked on 
 test('429 rate_limited with Retry-After past forms.rateLimits.perKeyPerMinute, per key', async () => {
   const small = await startTestDaemon({ forms: { rateLimits: { perKeyPerMinute: 3 } } } as never);
   try {
-    const call = publicClient(small, addFormKey(small).key);
+    const call = publicClient(small, addFormKey(small, { name: 'busy site' }).key);
     for (let i = 0; i < 3; i++) assert.equal((await call('GET', '/plan')).status, 200);
     const res = await call('GET', '/plan');
-    isError(res, 429, 'rate_limited', /too many requests for API key "test key"; retry in \d+ s/);
+    isError(res, 429, 'rate_limited', /too many requests for API key "busy site"; retry in \d+ s/);
     const retry = Number(res.headers.get('retry-after'));
     assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
     assert.equal((await publicClient(small, addFormKey(small).key)('GET', '/plan')).status, 200, 'another key has its own budget');
