@@ -78,8 +78,11 @@ describe('README quick start and GitOps walk-through, run as written', () => {
       assert.match(r.output, /demo-1 at 127\.0\.0\.10:8081/);
       pids = await jobPids(sh);
       assert.equal(pids.length, 1, 'one background job: gslbd');
-      // every listener is logged once, in the text format
-      for (const l of ['api', 'dns udp', 'dns tcp', 'metrics', 'demo demo-1', 'demo demo-2']) {
+      // every listener is logged once, in the text format. pino-pretty writes from a worker
+      // thread, so the lines may still be on their way when the block has finished
+      const listeners = ['api', 'dns udp', 'dns tcp', 'metrics', 'demo demo-1', 'demo demo-2'];
+      await waitFor(() => listeners.every((l) => sh.stdout.includes(`"listener":"${l}"`)), 15_000).catch(() => undefined);
+      for (const l of listeners) {
         assert.equal(sh.stdout.split('\n').filter((x) => x.includes(`"listener":"${l}"`)).length, 1, `listener ${l}:\n${sh.stdout}`);
       }
       assert.match(sh.stdout, /INFO \(\d+\): listening \{"listener":"api","address":"127\.0\.0\.1:8080"\}/);
