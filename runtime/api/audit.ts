@@ -27,13 +27,21 @@ export function createAuditSink(file: string | undefined, log: Logger): (e: Audi
   return (e) => log.info({ audit: true, ...e }, 'audit');
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** not an administrative write, so not audited (a visitor's form post, docs/forms.md "Submitting") */
+    noAudit?: boolean;
+  }
+}
+
 /**
  * Audits every POST, PUT, PATCH and DELETE after the response is sent. GET calls and /health are
- * never audited. The path is logged without its query string (tokens may travel there).
+ * never audited, nor routes that declare `noAudit`. The path is logged without its query string (tokens may travel there).
  */
 export function registerAudit(app: FastifyInstance, sink: (e: AuditEntry) => void): void {
   app.addHook('onResponse', async (req, reply) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
+    if (req.routeOptions.config?.noAudit) return;
     const path = req.url.split('?')[0]!;
     if (path === '/api/v1/health') return;
     sink({

@@ -87,6 +87,10 @@ export interface Config {
     plans: Record<string, FormPlanConfig>;
     defaultPlan: string;
     tenantPlans: Record<string, string>;
-    rateLimits: { perKeyPerMinute: number };
+    rateLimits: { perKeyPerMinute: number; perIpPerMinute: number };
+    intake: { maxBodyBytes: number; maxFileBytes: number; maxFiles: number; maxFields: number };
+    files: { dir?: string };
+    recaptcha: { secret?: string; verifyURL: string; timeoutMs: number };
+    spam: { disposableDomainsFile?: string };
   };
 }

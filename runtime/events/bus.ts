@@ -24,6 +24,16 @@ export interface BusEvents {
   health_transition: [HealthTransition];
   /** a GitOps revision was refused (bad signature, invalid manifests, held-back plan) */
   gitops_rejected: [{ revision: string; reason: string; message: string }];
+  /** an event of the form service (`submission.created`, `submission.claimed`; docs/forms.md "Events"), of one workspace */
+  form_event: [FormEvent];
+}
+
+/** An event of the form service, of one workspace (tenant); its payload in the API's snake_case. */
+export interface FormEvent {
+  tenantId: string;
+  formId: string;
+  type: 'submission.created' | 'submission.claimed';
+  payload: Record<string, unknown>;
 }
 
 /** Typed event bus. Listeners must not throw; errors are caught and reported to `onError`. */

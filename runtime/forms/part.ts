@@ -5,24 +5,50 @@ import { formRoutes } from './forms/routes/forms.js';
 import { formDetailRoutes } from './forms/routes/details.js';
 import { actionRoutes } from './forms/routes/actions.js';
 import { planRoutes } from './forms/routes/plan.js';
+import { IntakeService } from './intake/service.js';
+import { intakeRoutes } from './intake/routes.js';
+import { DisposableDomains } from './intake/spam/disposable.js';
+import { cachedBlockLists } from './intake/spam/pipeline.js';
 import { FormKeyStore } from './keys/store.js';
 import { formKeyRoutes } from './keys/routes.js';
 import { KeyRateLimiter } from './public/rate-limit.js';
 import { publicApi } from './public/routes/server.js';
+import { submissionRoutes } from './submissions/routes.js';
+import { SubmissionService } from './submissions/service.js';
+import { formDataCleanup } from './submissions/cleanup.js';
+import { FileVault, filesDirOf } from './submissions/files.js';
+import { SubmissionStore } from './submissions/store.js';
 
 /**
  * The form service (docs/forms.md): the workspace's API keys at /api/v1/apikeys, the /public/v1 server at the root of the API (its own keys,
- * scopes, rate limit and `{name, message}` errors) with the form, schema, action and plan routes.
- * Forms and actions are rows, written through `core.apply` like every other row.
+ * scopes, rate limit and `{name, message}` errors) with the form, schema, action, submission and plan routes, and the public
+ * submission endpoint `/f/{form_id}`. Forms and actions are rows, written through `core.apply` like every other row; submissions
+ * are node-local data, removed with their form whichever way the form goes.
  */
 PARTS.push({
   name: 'forms',
   setup(core, ext) {
-    const svc = new FormService(new FormStore(core), () => core.config.forms);
-    const routes = [formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc)];
-    const limiter = new KeyRateLimiter(core.config.forms.rateLimits.perKeyPerMinute);
+    const cfg = core.config.forms;
+    const forms = new FormStore(core);
+    const submissions = new SubmissionStore(core.db);
+    const vault = new FileVault(filesDirOf(core.config));
+    const svc = new FormService(forms, () => core.config.forms, submissions);
+    const intake = new IntakeService({
+      forms, submissions, vault, config: () => core.config.forms, bus: core.bus,
+      spam: {
+        disposable: DisposableDomains.load(cfg.spam.disposableDomainsFile),
+        recaptcha: cfg.recaptcha.secret ? { secret: cfg.recaptcha.secret, verifyURL: cfg.recaptcha.verifyURL, timeoutMs: cfg.recaptcha.timeoutMs } : null,
+        blockList: cachedBlockLists(),
+      },
+    });
+    core.applyHooks.add(formDataCleanup(submissions, vault));
+    const routes = [
+      formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc),
+      submissionRoutes(svc, new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), vault),
+    ];
     const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
-    ext.rootPlugins.push(publicApi({ keys, limiter, routes }));
+    ext.rootPlugins.push(publicApi({ keys, limiter: new KeyRateLimiter(cfg.rateLimits.perKeyPerMinute), routes }));
+    ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL }));
   },
 });

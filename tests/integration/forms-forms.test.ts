@@ -18,7 +18,7 @@ let workspaces = 0;
 const workspace = (tenantId = `ws${++workspaces}`): Call => publicClient(d, addFormKey(d, { tenantId }).key);
 
 before(async () => {
-  d = await startTestDaemon({ forms: { tenantPlans: { 'pro-ws': 'pro' } } } as never);
+  d = await startTestDaemon({ forms: { tenantPlans: { 'pro-ws': 'pro' }, recaptcha: { secret: 'test-recaptcha-secret' } } } as never);
 });
 after(async () => { await d?.stop(); });
 
@@ -151,7 +151,7 @@ test('DELETE /form/{id}: needs form_id and the exact name; deletes the actions t
   const wrong = await call('DELETE', `/form/${id}`, { form_id: id, confirm_name: 'contact us' });
   assert.deepEqual([wrong.status, wrong.body.name, wrong.body.message], [400, 'validation_error', 'confirm_name: must equal the form\'s exact name "Contact Us"']);
   const ok = await call('DELETE', `/form/${id}`, { form_id: id, confirm_name: 'Contact Us' });
-  assert.deepEqual([ok.status, ok.body], [200, { deleted: true, form_id: id, actions_deleted: 1 }]);
+  assert.deepEqual([ok.status, ok.body], [200, { deleted: true, form_id: id, actions_deleted: 1, submissions_deleted: 0 }]);
   assert.equal((await call('GET', `/form/${id}`)).status, 404);
   assert.equal([...rowsOf<FormActionRow>(d.core.holder.current, 'formaction').values()].filter((r) => r.formId === id).length, 0);
 });

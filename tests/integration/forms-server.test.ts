@@ -118,6 +118,10 @@ test('the OpenAPI document lists every /public/v1 route with its operation id, s
     'get /public/v1/form/{id}/fields': ['get_form_id_fields', 'forms:read'],
     'put /public/v1/form/{id}/schema': ['put_form_id_schema', 'forms:write'],
     'get /public/v1/form/{id}/snippets': ['get_form_id_snippets', 'forms:read'],
+    'get /public/v1/form/{id}/submission': ['get_form_id_submission', 'submissions:read'],
+    'post /public/v1/form/{id}/submission/{sid}/claim': ['post_form_id_submission_sid_claim', 'forms:write'],
+    'post /public/v1/form/{id}/replay': ['post_form_id_replay', 'forms:write'],
+    'get /public/v1/form/{id}/submission/{sid}/file/{index}': ['get_form_id_submission_sid_file_index', 'submissions:read'],
     'get /public/v1/plan': ['get_plan', 'forms:read'],
   };
   const got: Record<string, [string, string]> = {};
@@ -133,7 +137,8 @@ test('the OpenAPI document lists every /public/v1 route with its operation id, s
       }
       const success = Object.keys(op.responses).filter((s) => /^2/.test(s));
       assert.equal(success.length, 1);
-      assert.ok(op.responses[success[0]!]!.content?.['application/json'], `${method} ${path}: the success body is documented`);
+      const media = path.endsWith('/file/{index}') ? 'application/octet-stream' : 'application/json';
+      assert.ok(op.responses[success[0]!]!.content?.[media], `${method} ${path}: the success body is documented as ${media}`);
     }
   }
   assert.deepEqual(got, want);

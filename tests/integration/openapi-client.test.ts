@@ -78,6 +78,9 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'put_form_id_schema', part: 'body', type: 'SchemaPut', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'get_form_id_action', part: 'query', type: 'PageQuery', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'post_form_id_action', part: 'body', type: 'ActionCreate', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'get_form_id_submission', part: 'query', type: 'SubmissionListQuery', file: 'runtime/forms/submissions/route-types.ts' },
+  { op: 'post_form_id_submission_sid_claim', part: 'body', type: 'SubmissionClaim', file: 'runtime/forms/submissions/route-types.ts' },
+  { op: 'post_form_id_replay', part: 'body', type: 'Replay', file: 'runtime/forms/submissions/route-types.ts' },
 ];
 
 const HELPERS = `

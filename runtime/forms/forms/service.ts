@@ -8,6 +8,13 @@ import { changeSettings, createSettings, problemsMessage, settingsOf, settingsPr
 import type { FormStore } from './store.js';
 import { assertApiWritable } from '../../../controller/plan/delta.js';
 
+/** What the form operations read of the stored submissions (../submissions/store.ts). */
+export interface SubmissionFacts {
+  submissionsInMonth(tenantId: string, at: number): number;
+  receivedFields(formId: string): string[];
+  countOf(formId: string): number;
+}
+
 /** Sort keys of the form list, the first the default (docs/forms.md "The /public/v1 API"). */
 export const FORM_SORTS = ['created_at', 'updated_at', 'name'] as const;
 export type FormSort = (typeof FORM_SORTS)[number];
@@ -40,17 +47,26 @@ export function sortForms(rows: readonly FormRow[], sort: FormSort, order: SortO
  * A form of another workspace is not found (404), exactly like a form that does not exist.
  */
 export class FormService {
-  constructor(private readonly store: FormStore, private readonly config: () => Config['forms']) {}
+  constructor(private readonly store: FormStore, private readonly config: () => Config['forms'], private readonly submissions: SubmissionFacts, private readonly now: () => number = Date.now) {}
 
   /** The workspace's plan. */
   planOf(tenantId: string): WorkspacePlan {
     return planOf(this.config(), tenantId);
   }
 
-  /** What the workspace uses: forms, actions, and submissions this month (none are stored yet). */
+  /** What the workspace uses: forms, actions, and submissions this month (UTC; spam not counted). */
   usage(tenantId: string): PlanUsage {
     const forms = this.store.formsOf(tenantId);
-    return { forms: forms.length, actions: forms.reduce((n, f) => n + this.store.actionsOf(f.id).length, 0), submissionsThisMonth: 0 };
+    return {
+      forms: forms.length, actions: forms.reduce((n, f) => n + this.store.actionsOf(f.id).length, 0),
+      submissionsThisMonth: this.submissions.submissionsInMonth(tenantId, this.now()),
+    };
+  }
+
+  /** The field names a form receives: those actually received once there are some, else its schema's. */
+  fieldsOf(form: FormRow): { fields: string[]; source: 'submissions' | 'schema' } {
+    const received = this.submissions.receivedFields(form.id);
+    return received.length > 0 ? { fields: received, source: 'submissions' } : { fields: form.schema.fields.map((f) => f.name), source: 'schema' };
   }
 
   /** The workspace's forms, `only` narrowing them to one (a single-form key), sorted. */
@@ -76,7 +92,7 @@ export class FormService {
     const settings = createSettings(input);
     refuse(settingsProblems(settings));
     const plan = this.planOf(tenantId);
-    if (settings.recaptcha_min_score !== null) assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(plan);
     assertFormsAllowed(plan, this.store.formsOf(tenantId).length);
     return this.store.create(tenantId, settings, EMPTY_SCHEMA);
   }
@@ -86,22 +102,29 @@ export class FormService {
     assertApiWritable(form);
     const settings = changeSettings(settingsOf(form), patch);
     refuse(settingsProblems(settings));
-    if (typeof patch.recaptcha_min_score === 'number') assertFeature(this.planOf(form.tenantId), 'recaptcha', 'recaptcha_min_score');
+    if (typeof patch.recaptcha_min_score === 'number') this.assertRecaptcha(this.planOf(form.tenantId));
     return this.store.update(form, settings);
   }
 
-  /** Deletes a form with its actions when `confirmName` is its exact name (else 400). */
-  remove(form: FormRow, confirmName: string): { actionsDeleted: number } {
+  /** Deletes a form with its actions, submissions and files when `confirmName` is its exact name (else 400). */
+  remove(form: FormRow, confirmName: string): { actionsDeleted: number; submissionsDeleted: number } {
     assertApiWritable(form, 'delete');
     if (confirmName !== form.name) throw badRequest(`confirm_name: must equal the form's exact name "${form.name}"`);
-    return this.store.remove(form);
+    const submissionsDeleted = this.submissions.countOf(form.id);
+    return { ...this.store.remove(form), submissionsDeleted };
+  }
+
+  /** A CAPTCHA score needs a plan with `recaptcha` (403) and a server that can verify tokens (`forms.recaptcha.secret`, else 400). */
+  private assertRecaptcha(plan: WorkspacePlan): void {
+    assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+    if (!this.config().recaptcha.secret) throw badRequest('recaptcha_min_score: this server cannot verify reCAPTCHA tokens (forms.recaptcha.secret is not set)');
   }
 
   /** Copies a form with its settings, schema and actions, named `name` or `Copy of <name>`. */
   duplicate(form: FormRow, name: string | undefined): FormRow {
     const settings = { ...settingsOf(form), name: (name?.trim() || `Copy of ${form.name}`).slice(0, NAME_MAX) };
     const plan = this.planOf(form.tenantId);
-    if (settings.recaptcha_min_score !== null) assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(plan);
     assertFormsAllowed(plan, this.store.formsOf(form.tenantId).length);
     const actions = this.store.actionsOf(form.id).length;
     if (actions > 0) assertActionsAllowed(plan, 0, actions);

@@ -30,6 +30,11 @@ export class FormStore {
     return row && row.tenantId === tenantId ? row : undefined;
   }
 
+  /** The form with this public id, whatever its workspace (the public endpoint's lookup), or undefined. */
+  byId(id: string): FormRow | undefined {
+    return getRow<FormRow>(this.core.holder.current, FORM_KIND, id);
+  }
+
   /** A form's actions, in storage order. */
   actionsOf(formId: string): readonly FormActionRow[] {
     return childrenOf<FormActionRow>(this.core.holder.current, formId, ACTION_KIND);

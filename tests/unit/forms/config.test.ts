@@ -23,6 +23,11 @@ test('forms.* defaults: free, pro and business plans, free by default, 600 reque
   assert.equal(c.forms.defaultPlan, 'free');
   assert.deepEqual(c.forms.tenantPlans, {});
   assert.equal(c.forms.rateLimits.perKeyPerMinute, 600);
+  assert.equal(c.forms.rateLimits.perIpPerMinute, 60);
+  assert.deepEqual(c.forms.intake, { maxBodyBytes: 1048576, maxFileBytes: 10485760, maxFiles: 10, maxFields: 200 });
+  assert.deepEqual(c.forms.files, {});
+  assert.deepEqual(c.forms.recaptcha, { verifyURL: 'https://www.google.com/recaptcha/api/siteverify', timeoutMs: 5000 });
+  assert.deepEqual(c.forms.spam, {});
 });
 
 test('forms.plans given in the file replace the built-in ones', () => {
@@ -37,6 +42,11 @@ const BAD: { name: string; yaml: string; want: RegExp }[] = [
   { name: 'negative limit', yaml: 'forms: {plans: {free: {forms: -1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0}}}', want: /forms\.plans\.free\.forms = -1: must be >= 0/ },
   { name: 'unknown feature', yaml: 'forms: {plans: {free: {forms: 1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0, features: [sso]}}}', want: /forms\.plans\.free\.features\.0 = "sso"/ },
   { name: 'rate limit zero', yaml: 'forms: {rateLimits: {perKeyPerMinute: 0}}', want: /forms\.rateLimits\.perKeyPerMinute = 0: must be >= 1/ },
+  { name: 'per-address limit zero', yaml: 'forms: {rateLimits: {perIpPerMinute: 0}}', want: /forms\.rateLimits\.perIpPerMinute = 0: must be >= 1/ },
+  { name: 'more than 100 files', yaml: 'forms: {intake: {maxFiles: 101}}', want: /forms\.intake\.maxFiles = 101: must be <= 100/ },
+  { name: 'a tiny body limit', yaml: 'forms: {intake: {maxBodyBytes: 10}}', want: /forms\.intake\.maxBodyBytes = 10: must be >= 1024/ },
+  { name: 'unknown intake key', yaml: 'forms: {intake: {maxFilez: 1}}', want: /forms\.intake.*maxFilez/ },
+  { name: 'siteverify not http', yaml: 'forms: {recaptcha: {verifyURL: "ftp://x.example"}}', want: /forms\.recaptcha\.verifyURL/ },
   { name: 'plan missing a limit', yaml: 'forms: {plans: {free: {forms: 1}}}', want: /forms\.plans\.free/ },
 ];
 

@@ -22,11 +22,11 @@ export const formDetailRoutes = (svc: FormService, publicURL: () => string | und
   });
   app.get<{ Params: IdParams }>('/form/:id/fields', formRoute({
     operationId: 'get_form_id_fields', summary: 'The field names a form receives', scope: 'forms:read', form: 'path', id: true,
-    description: "Until submissions are stored, the names are the expected-field schema's (`source: schema`).",
+    description: "The names submissions actually carried (`source: submissions`); until there are some, the expected-field schema's (`source: schema`).",
     success: { status: 200, description: 'the field names', schema: 'FormFields' },
   }), async (req) => {
     const form = svc.require(callerOf(req).tenantId, req.params.id);
-    return { form_id: form.id, fields: form.schema.fields.map((f) => f.name), source: 'schema' };
+    return { form_id: form.id, ...svc.fieldsOf(form) };
   });
   app.get<{ Params: IdParams }>('/form/:id/snippets', formRoute({
     operationId: 'get_form_id_snippets', summary: "A form's public address and paste-in snippets", scope: 'forms:read', form: 'path', id: true,

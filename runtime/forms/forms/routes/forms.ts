@@ -39,12 +39,12 @@ export const formRoutes = (svc: FormService): FastifyPluginAsync => async (app) 
     return formView(svc.change(svc.require(callerOf(req).tenantId, req.params.id), patch));
   });
   app.delete<{ Params: IdParams; Body: FormDelete }>('/form/:id', formRoute({
-    operationId: 'delete_form_id', summary: 'Delete a form with its actions', scope: 'forms:write', form: 'path', id: true, body: 'FormDelete', errors: [409],
+    operationId: 'delete_form_id', summary: 'Delete a form with its actions, submissions and files', scope: 'forms:write', form: 'path', id: true, body: 'FormDelete', errors: [409],
     success: { status: 200, description: 'what was deleted', schema: 'FormDeleted' },
   }), async (req) => {
     const form = svc.require(callerOf(req).tenantId, req.params.id);
-    const { actionsDeleted } = svc.remove(form, req.body.confirm_name);
-    return { deleted: true, form_id: form.id, actions_deleted: actionsDeleted };
+    const { actionsDeleted, submissionsDeleted } = svc.remove(form, req.body.confirm_name);
+    return { deleted: true, form_id: form.id, actions_deleted: actionsDeleted, submissions_deleted: submissionsDeleted };
   });
   app.post<{ Params: IdParams; Body: FormDuplicate }>('/form/:id/duplicate', formRoute({
     operationId: 'post_form_id_duplicate', summary: 'Copy a form with its settings, schema and actions', scope: 'forms:write', form: 'new', id: true, body: 'FormDuplicate',

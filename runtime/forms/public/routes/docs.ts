@@ -26,6 +26,12 @@ export function formErrors(...codes: number[]): Record<number, unknown> {
   return out;
 }
 
+/** A success body: a JSON definition, or bytes. */
+function successBody(schema: string): object {
+  if (schema === 'binary') return { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+  return formsRef(schema);
+}
+
 /** One /public/v1 operation as its route declares it. */
 export interface FormOperation {
   /** the spec's operation id (forms-api.md §4) */
@@ -37,9 +43,12 @@ export interface FormOperation {
   form?: FormAccess;
   /** the path has an `{id}` */
   id?: boolean;
+  /** the path's parameters, when it has more than `{id}` */
+  params?: object;
   querystring?: string;
   body?: string;
-  success: { status: 200 | 201; description: string; schema: string };
+  /** the success body: a definition of api-forms (JSON), or `binary` bytes (a stored file) */
+  success: { status: 200 | 201; description: string; schema: string | 'binary' };
   /** error statuses the handler can answer besides the ones every route has */
   errors?: number[];
 }
@@ -62,10 +71,10 @@ export function formRoute(op: FormOperation): RouteShorthandOptions {
     tags: ['forms'],
     security: [{ bearer: [] }],
     'x-scope': op.scope,
-    ...(op.id ? { params: idParams } : {}),
+    ...(op.params ? { params: op.params } : op.id ? { params: idParams } : {}),
     ...(op.querystring ? { querystring: formsRef(op.querystring) } : {}),
     ...(op.body ? { body: formsRef(op.body) } : {}),
-    response: { [op.success.status]: { description: op.success.description, ...formsRef(op.success.schema) }, ...formErrors(...errors) },
+    response: { [op.success.status]: { description: op.success.description, ...successBody(op.success.schema) }, ...formErrors(...errors) },
   };
   return { config: { ownAuth: true, scope: op.scope, ...(op.form ? { form: op.form } : {}) }, schema: schema as FastifySchema };
 }

@@ -5,7 +5,7 @@ import { validationMessage } from '../../../api/errors.js';
 import { PUBLIC_ERROR_NAMES, publicStatus, type PublicError } from '../errors.js';
 
 /** The status and message of any error a /public/v1 request can raise. */
-function describe(err: FastifyError | GslbError): { status: number; message: string } {
+export function describePublicError(err: FastifyError | GslbError): { status: number; message: string } {
   if (err instanceof GslbError) return { status: err.status, message: err.message };
   const fe = err as FastifyError & { validation?: ErrorObject[] };
   if (fe.validation) return { status: 400, message: validationMessage(fe.validation, fe.validationContext) };
@@ -27,7 +27,7 @@ function describe(err: FastifyError | GslbError): { status: number; message: str
  */
 export function registerPublicErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | GslbError, req, reply) => {
-    const d = describe(err);
+    const d = describePublicError(err);
     const status = publicStatus(d.status);
     if (status >= 500) req.log.error({ err }, 'request failed');
     const body: PublicError = { name: PUBLIC_ERROR_NAMES[status], message: d.message };

@@ -1,0 +1,206 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../store/db.js';
+import type { StoredFile, SubmissionFields, SubmissionRecord } from './types.js';
+
+/** A submission about to be stored (the id and claim come from the store). */
+export type NewSubmission = Omit<SubmissionRecord, 'id' | 'claimedAt' | 'claimedBy'>;
+
+/** Sort keys of the submission list, the first the default. */
+export const SUBMISSION_SORTS = ['created_at', 'id'] as const;
+export type SubmissionSort = (typeof SUBMISSION_SORTS)[number];
+
+/** What the submission list selects (docs/forms.md "Submissions"). */
+export interface SubmissionQuery {
+  page: number;
+  limit: number;
+  sort: SubmissionSort;
+  order: 'asc' | 'desc';
+  /** include spam (`getSpam`); without it, spam is left out */
+  spam: boolean;
+  /** only claimed (true) or unclaimed (false) submissions */
+  claimed?: boolean;
+  /** created at or after / before (ms) */
+  since?: number;
+  until?: number;
+}
+
+interface Row {
+  id: number; tenant_id: string; form_id: string; created_at: number; fields: string; files: string; email: string | null;
+  spam: number; spam_reason: string | null; ip: string | null; user_agent: string | null; claimed_at: number | null; claimed_by: string | null;
+}
+
+function recordOf(r: Row): SubmissionRecord {
+  return {
+    id: r.id, tenantId: r.tenant_id, formId: r.form_id, createdAt: r.created_at, fields: JSON.parse(r.fields) as SubmissionFields,
+    files: JSON.parse(r.files) as StoredFile[], email: r.email, spam: r.spam === 1, spamReason: r.spam_reason, ip: r.ip, userAgent: r.user_agent,
+    claimedAt: r.claimed_at, claimedBy: r.claimed_by,
+  };
+}
+
+/** The calendar month (UTC) of a time, as `usage` keys it: `2026-11`. */
+export function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/**
+ * Submissions, the field names each form received, monthly usage and the delivery queue, in the
+ * node-local SQLite tables of migration 0009. A submission and its queued deliveries are written
+ * in one transaction, so a delivery never points at a submission that is not there and a stored
+ * submission never misses its deliveries. Statements are prepared once; the insert path is the
+ * hot path of the public endpoint.
+ */
+export class SubmissionStore {
+  private readonly insertStmt: Statement;
+  private readonly fieldStmt: Statement;
+  private readonly usageStmt: Statement;
+  private readonly queueStmt: Statement;
+  private readonly emailStmt: Statement;
+  /** field names known to be stored, per form, so the insert path skips them */
+  private readonly knownFields = new Map<string, Set<string>>();
+  /** submissions this month per tenant (`<tenant> <month>`), read once from the table, then counted here */
+  private readonly monthCounts = new Map<string, number>();
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(`INSERT INTO form_submissions (tenant_id, form_id, created_at, fields, files, file_bytes, email, spam, spam_reason, ip, user_agent)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.fieldStmt = db.prepare('INSERT OR IGNORE INTO form_received_fields (form_id, name, first_seen) VALUES (?, ?, ?)');
+    this.usageStmt = db.prepare(`INSERT INTO form_usage (tenant_id, month, submissions) VALUES (?, ?, 1)
+      ON CONFLICT (tenant_id, month) DO UPDATE SET submissions = submissions + 1`);
+    this.queueStmt = db.prepare(`INSERT INTO form_deliveries (submission_id, form_id, action_id, state, next_at, created_at, updated_at)
+      VALUES (?, ?, ?, 'pending', ?, ?, ?)`);
+    this.emailStmt = db.prepare('SELECT COUNT(*) AS n FROM form_submissions WHERE form_id = ? AND email = ? AND created_at > ?');
+  }
+
+  /**
+   * Stores a submission with a delivery queued for each of `actionIds`, records the field names
+   * the form had not received before, and counts it in its tenant's month unless it is spam (spam
+   * is kept, flagged, and costs the workspace nothing). Returns the new id.
+   */
+  insert(s: NewSubmission, actionIds: readonly string[]): number {
+    const fileBytes = s.files.reduce((n, f) => n + f.size, 0);
+    const names = Object.keys(s.fields);
+    const known = this.knownFieldsOf(s.formId);
+    const fresh = names.filter((n) => !known.has(n));
+    const id = this.db.transaction(() => {
+      const r = this.insertStmt.run(s.tenantId, s.formId, s.createdAt, JSON.stringify(s.fields), JSON.stringify(s.files), fileBytes, s.email,
+        s.spam ? 1 : 0, s.spamReason, s.ip, s.userAgent);
+      const sid = Number(r.lastInsertRowid);
+      for (const n of fresh) this.fieldStmt.run(s.formId, n, s.createdAt);
+      if (!s.spam) this.usageStmt.run(s.tenantId, monthOf(s.createdAt));
+      for (const a of actionIds) this.queueStmt.run(sid, s.formId, a, s.createdAt, s.createdAt, s.createdAt);
+      return sid;
+    })();
+    for (const n of fresh) known.add(n);
+    if (!s.spam) {
+      const key = `${s.tenantId} ${monthOf(s.createdAt)}`;
+      const n = this.monthCounts.get(key);
+      if (n !== undefined) this.monthCounts.set(key, n + 1);
+    }
+    return id;
+  }
+
+  /** Queues a delivery of each listed action for each submission, in one transaction; returns how many were queued. */
+  queue(formId: string, jobs: readonly { submissionId: number; actionIds: readonly string[] }[], now: number): number {
+    return this.db.transaction(() => {
+      let n = 0;
+      for (const j of jobs) for (const a of j.actionIds) { this.queueStmt.run(j.submissionId, formId, a, now, now, now); n++; }
+      return n;
+    })();
+  }
+
+  /** Non-spam submissions of a tenant in the month (UTC) of `at`. */
+  submissionsInMonth(tenantId: string, at: number): number {
+    const key = `${tenantId} ${monthOf(at)}`;
+    let n = this.monthCounts.get(key);
+    if (n === undefined) {
+      const r = this.db.prepare('SELECT submissions FROM form_usage WHERE tenant_id = ? AND month = ?').get(tenantId, monthOf(at)) as { submissions: number } | undefined;
+      n = r?.submissions ?? 0;
+      this.monthCounts.set(key, n);
+    }
+    return n;
+  }
+
+  /** How many submissions (spam included) a form has. */
+  countOf(formId: string): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM form_submissions WHERE form_id = ?').get(formId) as { n: number }).n;
+  }
+
+  /** Bytes of files a tenant has stored. */
+  fileBytes(tenantId: string): number {
+    const r = this.db.prepare('SELECT COALESCE(SUM(file_bytes), 0) AS n FROM form_submissions WHERE tenant_id = ? AND file_bytes > 0').get(tenantId) as { n: number };
+    return r.n;
+  }
+
+  /** Submissions (spam included) from this address to this form since `since` (ms). */
+  fromEmailSince(formId: string, email: string, since: number): number {
+    return (this.emailStmt.get(formId, email, since) as { n: number }).n;
+  }
+
+  /** One page of a form's submissions and how many match in all. */
+  list(formId: string, q: SubmissionQuery): { rows: SubmissionRecord[]; total: number } {
+    const where = ['form_id = ?'];
+    const args: (string | number)[] = [formId];
+    if (!q.spam) where.push('spam = 0');
+    if (q.claimed !== undefined) where.push(q.claimed ? 'claimed_at IS NOT NULL' : 'claimed_at IS NULL');
+    if (q.since !== undefined) { where.push('created_at >= ?'); args.push(q.since); }
+    if (q.until !== undefined) { where.push('created_at < ?'); args.push(q.until); }
+    const cond = where.join(' AND ');
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM form_submissions WHERE ${cond}`).get(...args) as { n: number }).n;
+    const dir = q.order === 'asc' ? 'ASC' : 'DESC';
+    const order = q.sort === 'id' ? `id ${dir}` : `created_at ${dir}, id ${dir}`;
+    const rows = this.db.prepare(`SELECT * FROM form_submissions WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...args, q.limit, (q.page - 1) * q.limit) as Row[];
+    return { rows: rows.map(recordOf), total };
+  }
+
+  /** A form's submission by id, or undefined (another form's included). */
+  get(formId: string, id: number): SubmissionRecord | undefined {
+    const r = this.db.prepare('SELECT * FROM form_submissions WHERE form_id = ? AND id = ?').get(formId, id) as Row | undefined;
+    return r && recordOf(r);
+  }
+
+  /** The ids among `ids` that are submissions of the form. */
+  existing(formId: string, ids: readonly number[]): Set<number> {
+    if (ids.length === 0) return new Set();
+    const rows = this.db.prepare(`SELECT id FROM form_submissions WHERE form_id = ? AND id IN (${ids.map(() => '?').join(',')})`).all(formId, ...ids) as { id: number }[];
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Marks an unclaimed submission claimed; false when it was claimed already (nothing changes). */
+  claim(formId: string, id: number, by: string, at: number): boolean {
+    return this.db.prepare('UPDATE form_submissions SET claimed_at = ?, claimed_by = ? WHERE form_id = ? AND id = ? AND claimed_at IS NULL').run(at, by, formId, id).changes === 1;
+  }
+
+  /** The field names a form received, in the order it first received them. */
+  receivedFields(formId: string): string[] {
+    return (this.db.prepare('SELECT name FROM form_received_fields WHERE form_id = ? ORDER BY first_seen, name').all(formId) as { name: string }[]).map((r) => r.name);
+  }
+
+  /** Queued deliveries of a form by state (for the API and tests). */
+  deliveryCounts(formId: string): Record<string, number> {
+    const rows = this.db.prepare('SELECT state, COUNT(*) AS n FROM form_deliveries WHERE form_id = ? GROUP BY state').all(formId) as { state: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  }
+
+  /** Deletes everything of a form (submissions, deliveries, received names); returns the files to remove. */
+  removeForm(formId: string): { submissions: number; files: StoredFile[] } {
+    const files = (this.db.prepare("SELECT files FROM form_submissions WHERE form_id = ? AND files != '[]'").all(formId) as { files: string }[])
+      .flatMap((r) => JSON.parse(r.files) as StoredFile[]);
+    const submissions = this.db.transaction(() => {
+      this.db.prepare('DELETE FROM form_deliveries WHERE form_id = ?').run(formId);
+      this.db.prepare('DELETE FROM form_received_fields WHERE form_id = ?').run(formId);
+      return this.db.prepare('DELETE FROM form_submissions WHERE form_id = ?').run(formId).changes;
+    })();
+    this.knownFields.delete(formId);
+    return { submissions, files };
+  }
+
+  private knownFieldsOf(formId: string): Set<string> {
+    let set = this.knownFields.get(formId);
+    if (!set) {
+      set = new Set(this.receivedFields(formId));
+      this.knownFields.set(formId, set);
+    }
+    return set;
+  }
+}
