@@ -22,7 +22,7 @@ before(async () => {
         files: { forms: 50, actionsPerForm: 5, submissionsPerMonth: 1000, fileBytes: 200_000 },
         tiny: { forms: 5, actionsPerForm: 2, submissionsPerMonth: 2, fileBytes: 0 },
       },
-      tenantPlans: { 'files-ws': 'files', 'tiny-ws': 'tiny' },
+      tenantPlans: { 'files-ws': 'files', 'tiny-ws': 'tiny', 'burst-ws': 'tiny' },
       rateLimits: { perIpPerMinute: 100_000 },
       intake: { maxFiles: 3, maxFileBytes: 50_000, maxBodyBytes: 64 * 1024, maxFields: 50 },
     },
@@ -258,6 +258,14 @@ test('plan: the monthly submissions limit answers 403; spam is stored but not co
   assert.deepEqual(await over.json(), { name: 'forbidden', message: 'plan tiny allows 2 submissions per month' });
   assert.equal((await call('GET', '/plan')).body.usage.submissions_this_month, 2);
   assert.equal((await stored(call, id)).total, 3);
+});
+
+test('plan: posts arriving together (one group commit) never pass the monthly limit', async () => {
+  const call = publicClient(d, addFormKey(d, { tenantId: 'burst-ws' }).key);
+  const id = await form(call);
+  const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => post(id, JSON.stringify({ n: i }), json).then(async (r) => { await r.arrayBuffer(); return r.status; })));
+  assert.deepEqual(statuses.sort(), [200, 200, 403, 403, 403, 403, 403, 403]);
+  assert.equal((await stored(call, id)).total, 2);
 });
 
 test('visitor IP and browser are stored only with collect_visitor_info', async () => {

@@ -115,7 +115,7 @@ export class IntakeService {
     }
     const actions = verdict.spam ? [] : this.actionsFor(form, fields);
     const visitor = form.collect_visitor_info;
-    const id = this.deps.submissions.insert({
+    const id = await this.deps.submissions.insert({
       tenantId: form.tenantId, formId: form.id, createdAt: at, fields, files: post.files, email: emails[0] ?? null,
       spam: verdict.spam, spamReason: verdict.spam ? verdict.reason : null, ip: visitor ? post.ip : null, userAgent: visitor ? post.userAgent : null,
     }, actions);

@@ -59,6 +59,8 @@ export class SubmissionStore {
   private readonly knownFields = new Map<string, Set<string>>();
   /** submissions this month per tenant (`<tenant> <month>`), read once from the table, then counted here */
   private readonly monthCounts = new Map<string, number>();
+  /** submissions waiting for the next group commit */
+  private pending: { s: NewSubmission; actionIds: readonly string[]; resolve: (id: number) => void; reject: (err: unknown) => void }[] = [];
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(`INSERT INTO form_submissions (tenant_id, form_id, created_at, fields, files, file_bytes, email, spam, spam_reason, ip, user_agent)
@@ -74,29 +76,57 @@ export class SubmissionStore {
   /**
    * Stores a submission with a delivery queued for each of `actionIds`, records the field names
    * the form had not received before, and counts it in its tenant's month unless it is spam (spam
-   * is kept, flagged, and costs the workspace nothing). Returns the new id.
+   * is kept, flagged, and costs the workspace nothing). Resolves to the new id once committed.
+   *
+   * Group commit: the submissions that arrive within one turn of the event loop are written in one
+   * transaction (each with its own rows, exactly as alone), because a commit costs far more than
+   * an insert; under load this multiplies the rate, and alone a submission waits one `setImmediate`.
    */
-  insert(s: NewSubmission, actionIds: readonly string[]): number {
-    const fileBytes = s.files.reduce((n, f) => n + f.size, 0);
-    const names = Object.keys(s.fields);
-    const known = this.knownFieldsOf(s.formId);
-    const fresh = names.filter((n) => !known.has(n));
-    const id = this.db.transaction(() => {
-      const r = this.insertStmt.run(s.tenantId, s.formId, s.createdAt, JSON.stringify(s.fields), JSON.stringify(s.files), fileBytes, s.email,
-        s.spam ? 1 : 0, s.spamReason, s.ip, s.userAgent);
-      const sid = Number(r.lastInsertRowid);
-      for (const n of fresh) this.fieldStmt.run(s.formId, n, s.createdAt);
-      if (!s.spam) this.usageStmt.run(s.tenantId, monthOf(s.createdAt));
-      for (const a of actionIds) this.queueStmt.run(sid, s.formId, a, s.createdAt, s.createdAt, s.createdAt);
-      return sid;
-    })();
-    for (const n of fresh) known.add(n);
-    if (!s.spam) {
-      const key = `${s.tenantId} ${monthOf(s.createdAt)}`;
-      const n = this.monthCounts.get(key);
-      if (n !== undefined) this.monthCounts.set(key, n + 1);
+  insert(s: NewSubmission, actionIds: readonly string[]): Promise<number> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ s, actionIds, resolve, reject });
+    });
+  }
+
+  /** Writes the pending submissions in one transaction and settles their promises. */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    let ids: number[];
+    try {
+      ids = this.db.transaction(() => batch.map((p) => this.write(p.s, p.actionIds)))();
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
     }
-    return id;
+    batch.forEach((p, i) => {
+      this.afterCommit(p.s);
+      p.resolve(ids[i]!);
+    });
+  }
+
+  /** The rows of one submission (inside the caller's transaction); returns its id. */
+  private write(s: NewSubmission, actionIds: readonly string[]): number {
+    const fileBytes = s.files.reduce((n, f) => n + f.size, 0);
+    const r = this.insertStmt.run(s.tenantId, s.formId, s.createdAt, JSON.stringify(s.fields), JSON.stringify(s.files), fileBytes, s.email,
+      s.spam ? 1 : 0, s.spamReason, s.ip, s.userAgent);
+    const sid = Number(r.lastInsertRowid);
+    const known = this.knownFieldsOf(s.formId);
+    for (const n of Object.keys(s.fields)) if (!known.has(n)) this.fieldStmt.run(s.formId, n, s.createdAt);
+    if (!s.spam) this.usageStmt.run(s.tenantId, monthOf(s.createdAt));
+    for (const a of actionIds) this.queueStmt.run(sid, s.formId, a, s.createdAt, s.createdAt, s.createdAt);
+    return sid;
+  }
+
+  /** The caches, once a submission is committed: its field names known, its month counted. */
+  private afterCommit(s: NewSubmission): void {
+    const known = this.knownFieldsOf(s.formId);
+    for (const n of Object.keys(s.fields)) known.add(n);
+    if (s.spam) return;
+    const key = `${s.tenantId} ${monthOf(s.createdAt)}`;
+    const n = this.monthCounts.get(key);
+    if (n !== undefined) this.monthCounts.set(key, n + 1);
   }
 
   /** Queues a delivery of each listed action for each submission, in one transaction; returns how many were queued. */
@@ -108,15 +138,17 @@ export class SubmissionStore {
     })();
   }
 
-  /** Non-spam submissions of a tenant in the month (UTC) of `at`. */
+  /** Non-spam submissions of a tenant in the month (UTC) of `at`, those waiting for the group commit included. */
   submissionsInMonth(tenantId: string, at: number): number {
-    const key = `${tenantId} ${monthOf(at)}`;
+    const month = monthOf(at);
+    const key = `${tenantId} ${month}`;
     let n = this.monthCounts.get(key);
     if (n === undefined) {
-      const r = this.db.prepare('SELECT submissions FROM form_usage WHERE tenant_id = ? AND month = ?').get(tenantId, monthOf(at)) as { submissions: number } | undefined;
+      const r = this.db.prepare('SELECT submissions FROM form_usage WHERE tenant_id = ? AND month = ?').get(tenantId, month) as { submissions: number } | undefined;
       n = r?.submissions ?? 0;
       this.monthCounts.set(key, n);
     }
+    for (const p of this.pending) if (!p.s.spam && p.s.tenantId === tenantId && monthOf(p.s.createdAt) === month) n++;
     return n;
   }
 
