@@ -50,7 +50,7 @@ export function buildSnippets(form: FormRow, base: string): Snippets {
   const fields = form.schema.fields.length > 0 ? form.schema.fields : FALLBACK;
   const honeypot = escapeHtml(form.honeypot_field);
   const html = [
-    `<form action="${escapeHtml(endpoint)}" method="POST">`,
+    `<form action="${escapeHtml(endpoint)}" method="POST"${fields.some((f) => f.type.toLowerCase() === 'file') ? ' enctype="multipart/form-data"' : ''}>`,
     ...fields.map(control),
     `  <input type="text" name="${honeypot}" style="position:absolute;left:-9999px" tabindex="-1" autocomplete="off" aria-hidden="true">`,
     '  <button type="submit">Send</button>',

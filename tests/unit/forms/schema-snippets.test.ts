@@ -35,6 +35,9 @@ test('snippets: the endpoint under the base URL, the honeypot hidden, schema fie
   assert.match(plain.html, /name="email"/);
   assert.match(plain.html, /name="message"/);
   assert.match(plain.html, /name="fc_honeypot"/);
+  const upload = buildSnippets(form({ schema: { fields: [{ name: 'cv', type: 'file', required: true }], enforce: false } }), 'http://127.0.0.1:8080');
+  assert.match(upload.html, /^<form action="[^"]+" method="POST" enctype="multipart\/form-data">/, 'a file field makes the form multipart');
+  assert.match(upload.html, /<input type="file" name="cv" required>/);
   assert.equal(escapeHtml(`<a href='x'>&"`), '&lt;a href=&#39;x&#39;&gt;&amp;&quot;');
 });
 
