@@ -92,5 +92,10 @@ export interface Config {
     files: { dir?: string };
     recaptcha: { secret?: string; verifyURL: string; timeoutMs: number };
     spam: { disposableDomainsFile?: string };
+    deliveries: {
+      enabled: boolean; pollIntervalMs: number; concurrency: number; retryDelaysMs: number[]; pauseAfterFailures: number;
+      timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[];
+    };
+    services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
   };
 }

@@ -14,6 +14,8 @@ import { formKeyRoutes } from './keys/routes.js';
 import { KeyRateLimiter } from './public/rate-limit.js';
 import { publicApi } from './public/routes/server.js';
 import { submissionRoutes } from './submissions/routes.js';
+import { deliveryRoutes } from './deliveries/routes.js';
+import { buildDeliveries, type Deliveries } from './deliveries/wiring.js';
 import { SubmissionService } from './submissions/service.js';
 import { formDataCleanup } from './submissions/cleanup.js';
 import { FileVault, filesDirOf } from './submissions/files.js';
@@ -25,6 +27,8 @@ import { SubmissionStore } from './submissions/store.js';
  * submission endpoint `/f/{form_id}`. Forms and actions are rows, written through `core.apply` like every other row; submissions
  * are node-local data, removed with their form whichever way the form goes.
  */
+let deliveries: Deliveries | undefined;
+
 PARTS.push({
   name: 'forms',
   setup(core, ext) {
@@ -41,14 +45,26 @@ PARTS.push({
         blockList: cachedBlockLists(),
       },
     });
-    core.applyHooks.add(formDataCleanup(submissions, vault));
+    const d = (deliveries = buildDeliveries(core, forms, svc, submissions));
+    core.applyHooks.add(formDataCleanup(submissions, vault, d.outbox));
+    core.closers.push(core.bus.on('form_event', (e) => { if (e.type === 'submission.created') d.worker.kick(); }));
     const routes = [
       formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc),
       submissionRoutes(svc, new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), vault),
+      deliveryRoutes(svc, d.service, (id) => { d.outbox.resetFailures(id); d.worker.kick(); }),
     ];
     const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
     ext.rootPlugins.push(publicApi({ keys, limiter: new KeyRateLimiter(cfg.rateLimits.perKeyPerMinute), routes }));
     ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL }));
+  },
+  start(core) {
+    const d = deliveries!;
+    if (core.config.forms.deliveries.enabled) d.worker.start();
+    else core.log.info('form deliveries are queued but not sent on this node (forms.deliveries.enabled: false)');
+    return async () => {
+      await d.worker.stop();
+      await d.http.close();
+    };
   },
 });

@@ -4,6 +4,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** the Reply-To address (form actions: the visitor's address) */
+  replyTo?: string;
+  /** a display name for the settings' From address (form autoreplies) */
+  fromName?: string;
 }
 
 /**
@@ -29,6 +33,8 @@ export interface MailPort {
    * it every alert uses this port.
    */
   forPool?(poolId: string): MailPort;
+  /** The mailer of a tenant's own mail (form actions): its settings, the server-wide ones for the operator tenant. Optional for test doubles. */
+  forTenant?(tenantId: string): MailPort;
 }
 
 /** The default port: every send is refused because nothing is configured. */

@@ -201,6 +201,11 @@ export class MailService implements MailPort {
     return this.mailer(tenant === undefined ? SYSTEM_MAIL : mailOwnerOf(tenant, this.operatorTenant));
   }
 
+  /** The mailer of a tenant's own mail (form actions): the tenant's settings, the server-wide ones for the operator tenant. */
+  forTenant(tenantId: string): MailPort {
+    return this.mailer(mailOwnerOf(tenantId, this.operatorTenant));
+  }
+
   /** Tries each relay of `a` in order; the first that takes the message wins. Throws the last error. */
   private async deliver(a: Active, msg: MailMessage): Promise<SendResult> {
     if (a.source === 'database' && a.passwordError) throw new Error(a.passwordError);
@@ -221,8 +226,8 @@ export class MailService implements MailPort {
     const transport = nodemailer.createTransport(this.transportOptions(s));
     try {
       const info = await transport.sendMail({
-        from: s.from || `gslbd@${hostname()}`,
-        to: msg.to, subject: msg.subject, text: msg.text, ...(msg.html ? { html: msg.html } : {}),
+        from: msg.fromName ? { name: msg.fromName, address: s.from || `gslbd@${hostname()}` } : s.from || `gslbd@${hostname()}`,
+        to: msg.to, subject: msg.subject, text: msg.text, ...(msg.html ? { html: msg.html } : {}), ...(msg.replyTo ? { replyTo: msg.replyTo } : {}),
         disableFileAccess: true, disableUrlAccess: true,
       });
       const addr = (a: string | { address: string }) => (typeof a === 'string' ? a : a.address);

@@ -88,26 +88,33 @@ export const BLOCKED_RANGES: readonly Cidr[] = [
   '::/128', '::1/128', '64:ff9b::/96', 'fc00::/7', 'fe80::/10', 'ff00::/8',
 ].map((c) => parseCidr(c)!);
 
-/** True when the SSRF guard refuses this address (IPv4-mapped IPv6 is checked as IPv4). */
-export function isBlockedAddress(ip: string): boolean {
+/** True when the SSRF guard refuses this address (IPv4-mapped IPv6 is checked as IPv4), unless it lies in one of `allow`. */
+export function isBlockedAddress(ip: string, allow: readonly Cidr[] = []): boolean {
   const parsed = parseIp(ip);
   if (!parsed) return true;
+  if (allow.some((c) => cidrContains(c, parsed))) return false;
   return BLOCKED_RANGES.some((c) => cidrContains(c, parsed));
 }
 
-/** A `dns.lookup` replacement that fails when any resolved address is refused by the guard. */
-function guardedLookup(hostname: string, options: object, cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return cb(err, '');
-    const list = addresses as LookupAddress[];
-    const bad = list.find((a) => isBlockedAddress(a.address));
-    if (bad || list.length === 0) {
-      const e = Object.assign(new Error(`refused: ${hostname} resolves to a private or reserved address`), { code: 'ESSRFBLOCKED' });
-      return cb(e, '');
-    }
-    if ((options as { all?: boolean }).all) return cb(null, list);
-    cb(null, list[0]!.address, list[0]!.family);
-  });
+/**
+ * A `dns.lookup` replacement that fails when any resolved address is refused by the guard. undici
+ * connects to the address this returns, so the address checked is the address used: a name that
+ * resolves differently a moment later (DNS rebinding) cannot slip past.
+ */
+function guardedLookup(allow: readonly Cidr[]) {
+  return (hostname: string, options: object, cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return cb(err, '');
+      const list = addresses as LookupAddress[];
+      const bad = list.find((a) => isBlockedAddress(a.address, allow));
+      if (bad || list.length === 0) {
+        const e = Object.assign(new Error(`refused: ${hostname} resolves to a private or reserved address${bad ? ` (${bad.address})` : ''}`), { code: 'ESSRFBLOCKED' });
+        return cb(e, '');
+      }
+      if ((options as { all?: boolean }).all) return cb(null, list);
+      cb(null, list[0]!.address, list[0]!.family);
+    });
+  };
 }
 
 /** One outbound request. `json` is serialised once; the signature covers exactly the bytes sent. */
@@ -142,6 +149,8 @@ export interface HttpClientOptions {
   retry?: RetryPolicy;
   /** refuse private, loopback, link-local and metadata addresses (form actions); default off */
   ssrfGuard?: boolean;
+  /** ranges the guard lets through all the same (an operator's internal targets) */
+  ssrfAllow?: readonly Cidr[];
   /** response bytes kept; the rest is discarded; default 64 KiB */
   maxResponseBytes?: number;
   userAgent?: string;
@@ -163,7 +172,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const maxBytes = opts.maxResponseBytes ?? 64 * 1024;
   const agent = new Agent({
-    connect: { timeout: timeoutMs, ...(opts.ssrfGuard ? { lookup: guardedLookup } : {}) },
+    connect: { timeout: timeoutMs, ...(opts.ssrfGuard ? { lookup: guardedLookup(opts.ssrfAllow ?? []) } : {}) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
@@ -176,7 +185,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpRequestError(`unsupported URL scheme ${url.protocol}`, { retryable: false });
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // A literal IP never reaches `lookup`, so the guard checks it here.
-    if (opts.ssrfGuard && isIP(host) && isBlockedAddress(host)) {
+    if (opts.ssrfGuard && isIP(host) && isBlockedAddress(host, opts.ssrfAllow)) {
       throw new HttpRequestError(`refused: ${host} is a private or reserved address`, { retryable: false });
     }
     if (req.signal?.aborted) throw new HttpRequestError(`request to ${url.host} aborted`, { retryable: false, cause: req.signal.reason });
@@ -198,7 +207,8 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     const text = await readCapped(res.body, maxBytes);
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: text };
     const retryable = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
-    throw new HttpRequestError(`${url.host} answered ${res.statusCode}`, { status: res.statusCode, retryable, responseText: text.slice(0, 512) });
+    const redirect = res.statusCode >= 300 && res.statusCode < 400 ? ' (redirects are not followed)' : '';
+    throw new HttpRequestError(`${url.host} answered ${res.statusCode}${redirect}`, { status: res.statusCode, retryable, responseText: text.slice(0, 512) });
   }
 
   return {

@@ -113,7 +113,11 @@ export function parseIp(ip: string): ParsedIp | undefined {
   if (ip.startsWith('::ffff:') && ip.includes('.')) ip = ip.slice(7);
   const fam = isIP(ip);
   if (fam === 4) return { family: 4, n: ipv4ToInt(ip) };
-  if (fam === 6) return { family: 6, n: ipv6ToBigInt(ip) };
+  if (fam === 6) {
+    const n = ipv6ToBigInt(ip);
+    // an IPv4-mapped address in hex form (`::ffff:a9fe:a9fe`, as URLs normalise it) is its IPv4 address too
+    return n >> 32n === 0xffffn ? { family: 4, n: Number(n & 0xffffffffn) } : { family: 6, n };
+  }
   return undefined;
 }
 

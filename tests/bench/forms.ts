@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     '  plans: {bench: {forms: 10, actionsPerForm: 5, submissionsPerMonth: 100000000, fileBytes: 0}}',
     '  defaultPlan: bench',
     '  rateLimits: {perIpPerMinute: 100000000, perKeyPerMinute: 100000}',
+    '  deliveries: {enabled: false}',
     '',
   ].join('\n'));
   const args = [...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), '--import', 'tsx', 'runtime/main.ts', '--config', configPath];

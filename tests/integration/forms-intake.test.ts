@@ -24,6 +24,7 @@ before(async () => {
       },
       tenantPlans: { 'files-ws': 'files', 'tiny-ws': 'tiny', 'burst-ws': 'tiny' },
       rateLimits: { perIpPerMinute: 100_000 },
+      deliveries: { enabled: false },
       intake: { maxFiles: 3, maxFileBytes: 50_000, maxBodyBytes: 64 * 1024, maxFields: 50 },
     },
   } as never);

@@ -122,6 +122,12 @@ test('the OpenAPI document lists every /public/v1 route with its operation id, s
     'post /public/v1/form/{id}/submission/{sid}/claim': ['post_form_id_submission_sid_claim', 'forms:write'],
     'post /public/v1/form/{id}/replay': ['post_form_id_replay', 'forms:write'],
     'get /public/v1/form/{id}/submission/{sid}/file/{index}': ['get_form_id_submission_sid_file_index', 'submissions:read'],
+    'patch /public/v1/action/{id}': ['patch_action_id', 'forms:write'],
+    'delete /public/v1/action/{id}': ['delete_action_id', 'forms:write'],
+    'post /public/v1/action/{id}/retry': ['post_action_id_retry', 'forms:write'],
+    'post /public/v1/action/{id}/test': ['post_action_id_test', 'forms:write'],
+    'get /public/v1/action/{id}/deliveries': ['get_action_id_deliveries', 'forms:read'],
+    'post /public/v1/email-template/preview': ['post_email_template_preview', 'forms:write'],
     'get /public/v1/plan': ['get_plan', 'forms:read'],
   };
   const got: Record<string, [string, string]> = {};

@@ -37,6 +37,7 @@ before(async () => {
     forms: {
       defaultPlan: 'pro',
       rateLimits: { perIpPerMinute: 100_000 },
+      deliveries: { enabled: false },
       recaptcha: { secret: 'site-secret-123', verifyURL: `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/siteverify`, timeoutMs: 500 },
       spam: { disposableDomainsFile: extra },
     },

@@ -13,7 +13,7 @@ const events: FormEvent[] = [];
 let workspaces = 0;
 
 before(async () => {
-  d = await startTestDaemon({ forms: { rateLimits: { perIpPerMinute: 100_000 } } } as never);
+  d = await startTestDaemon({ forms: { rateLimits: { perIpPerMinute: 100_000 }, deliveries: { enabled: false } } } as never);
   d.core.bus.on('form_event', (e) => events.push(e));
 });
 after(async () => { await d?.stop(); });

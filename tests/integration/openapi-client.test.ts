@@ -81,6 +81,11 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'get_form_id_submission', part: 'query', type: 'SubmissionListQuery', file: 'runtime/forms/submissions/route-types.ts' },
   { op: 'post_form_id_submission_sid_claim', part: 'body', type: 'SubmissionClaim', file: 'runtime/forms/submissions/route-types.ts' },
   { op: 'post_form_id_replay', part: 'body', type: 'Replay', file: 'runtime/forms/submissions/route-types.ts' },
+  { op: 'patch_action_id', part: 'body', type: 'ActionChange', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'delete_action_id', part: 'body', type: 'ActionRef', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_action_id_test', part: 'body', type: 'ActionTest', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'get_action_id_deliveries', part: 'query', type: 'DeliveryListQuery', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_email_template_preview', part: 'body', type: 'TemplatePreview', file: 'runtime/forms/forms/routes/types.ts' },
 ];
 
 const HELPERS = `

@@ -64,10 +64,10 @@ export const ACTION_TYPE_TABLE: readonly ActionType[] = [
     type: 'webhook', description: 'POSTs each submission as JSON to a URL',
     config: [
       key('url', 'url', 'http(s) URL to POST to', { required: true }),
-      key('secret', 'string', 'HMAC-SHA256 signing key of the request', { secret: true }),
+      key('secret', 'string', 'Standard Webhooks signing secret (whsec_<base64>, or any string): the webhook-signature header', { secret: true }),
       key('headers', 'headers', 'extra request headers (name → value)', { secret: true }),
     ],
-    example: { url: 'https://hooks.example.com/forms', secret: 'a-long-random-string' },
+    example: { url: 'https://hooks.example.com/forms', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   },
   {
     type: 'ntfy', description: 'publishes each submission to an ntfy topic',

@@ -42,3 +42,22 @@ export function actionFields(input: ActionInput): ActionFields {
 export function actionProblems(a: ActionFields): SettingProblem[] {
   return [...configProblems(a.type, a.config), ...conditionProblems(a.conditions)];
 }
+
+/** A change of an action as PATCH /action/{id} sends it: only sent fields change. */
+export type ActionPatch = Partial<Omit<ActionInput, 'type' | 'config'>> & { config?: Record<string, unknown> | null | undefined };
+
+/**
+ * An action after a change (forms-api.md §2: "on change only the keys to change are sent and they
+ * are merged over the existing config"): `config` keys are merged, a key sent as null or '' is
+ * removed; `conditions` replace the list ([] clears it); null leaves any other field as it is
+ * (`name: ''` clears the name). Pure; validation is {@link actionProblems} on the result.
+ */
+export function changeAction(current: ActionFields, patch: ActionPatch): ActionFields {
+  const out: ActionFields = structuredClone(current);
+  if (patch.config) out.config = cleanConfig({ ...current.config, ...patch.config });
+  if (patch.name !== undefined && patch.name !== null) out.name = patch.name.trim() === '' ? null : patch.name.trim();
+  if (patch.enabled !== undefined && patch.enabled !== null) out.enabled = patch.enabled;
+  if (patch.conditions !== undefined && patch.conditions !== null) out.conditions = actionFields({ type: current.type, config: {}, conditions: patch.conditions }).conditions;
+  if (patch.conditions_mode !== undefined && patch.conditions_mode !== null) out.conditions_mode = patch.conditions_mode;
+  return out;
+}

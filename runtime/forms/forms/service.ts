@@ -1,6 +1,6 @@
 import type { Config } from '../../config/types.js';
 import { badRequest, notFound } from '../../errors.js';
-import { actionFields, actionProblems, type ActionInput } from './actions.js';
+import { actionFields, actionProblems, changeAction, type ActionInput, type ActionPatch } from './actions.js';
 import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, type PlanUsage, type WorkspacePlan } from './plans.js';
 import type { FormActionRow, FormRow } from './rows.js';
 import { buildSchema, EMPTY_SCHEMA, schemaProblems, type SchemaField } from './schema-fields.js';
@@ -136,6 +136,33 @@ export class FormService {
     assertApiWritable(form);
     refuse(schemaProblems(fields));
     return this.store.update(form, settingsOf(form), buildSchema(fields, enforce));
+  }
+
+  /** The workspace's action, or 404 (another workspace's included). */
+  requireAction(tenantId: string, id: string): FormActionRow {
+    const row = this.store.actionById(id);
+    if (!row || row.tenantId !== tenantId) throw notFound(`action ${id} not found`);
+    return row;
+  }
+
+  /** Changes an action: config keys merged, the whole checked (400 naming each problem); a git action: 409. */
+  changeAction(action: FormActionRow, patch: ActionPatch): FormActionRow {
+    assertApiWritable(action);
+    const next = changeAction(action, patch);
+    refuse(actionProblems(next));
+    return this.store.updateAction(action, next);
+  }
+
+  /** Deletes an action (its queued deliveries go with it); a git action: 409. */
+  removeAction(action: FormActionRow): void {
+    assertApiWritable(action, 'delete');
+    this.store.removeAction(action);
+  }
+
+  /** Switches an action off (an action that keeps failing), whatever its origin. */
+  pauseAction(action: FormActionRow): void {
+    const current = this.store.actionById(action.id);
+    if (current?.enabled && current.origin === 'api') this.store.updateAction(current, { ...current, enabled: false });
   }
 
   /** Adds an action: config and conditions checked, the plan's actions per form respected. */

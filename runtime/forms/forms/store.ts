@@ -78,6 +78,23 @@ export class FormStore {
     return getRow<FormActionRow>(this.core.holder.current, ACTION_KIND, row.id)!;
   }
 
+  /** The action with this id, whatever its workspace, or undefined. */
+  actionById(id: string): FormActionRow | undefined {
+    return getRow<FormActionRow>(this.core.holder.current, ACTION_KIND, id);
+  }
+
+  /** Replaces an action's fields (a git action: 409). */
+  updateAction(row: FormActionRow, fields: ActionFields): FormActionRow {
+    const next: FormActionRow = { ...row, ...fields, updatedAt: this.now() };
+    this.apply((s, rev) => planUpdate(s, row, next, rev));
+    return getRow<FormActionRow>(this.core.holder.current, ACTION_KIND, row.id)!;
+  }
+
+  /** Deletes an action (a git action: 409). */
+  removeAction(row: FormActionRow): void {
+    this.apply((s, rev) => planDelete(s, row, rev));
+  }
+
   /** Plans against the current Snapshot with a fresh revision, applies, and returns the form as stored. */
   private write(build: (s: Snapshot, revision: string) => Plan, id: string): FormRow {
     this.apply(build);

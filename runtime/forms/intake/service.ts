@@ -123,10 +123,10 @@ export class IntakeService {
     return { id, spam: verdict.spam, reason: verdict.spam ? verdict.reason : null, queued: actions.length };
   }
 
-  /** The enabled actions of a form whose conditions a submission meets. */
+  /** The enabled actions of a form whose conditions a submission meets (digests excepted: they send on their own schedule). */
   actionsFor(form: FormRow, fields: SubmissionFields): string[] {
     return this.deps.forms.actionsOf(form.id)
-      .filter((a) => a.enabled && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
+      .filter((a) => a.enabled && a.type !== 'email_digest' && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
       .map((a) => a.id);
   }
 

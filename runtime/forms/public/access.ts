@@ -6,7 +6,9 @@ export type FormAccess =
   /** the form named by the path id (and the body's `form_id`) */
   | 'path'
   /** creates a form (POST /form, duplicate): never with a single-form key */
-  | 'new';
+  | 'new'
+  /** the form of the action named by the path id: the handler checks it with {@link requireActionAccess} once it has the action */
+  | 'action';
 
 /** Throws 403 when the key lacks the route's scope (forms-api.md §5). */
 export function requireScope(caller: FormCaller, scope: FormScope): void {
@@ -19,8 +21,13 @@ export function requireScope(caller: FormCaller, scope: FormScope): void {
  * but a body naming another form is refused rather than ignored). Keys for every form pass.
  */
 export function requireFormAccess(caller: FormCaller, access: FormAccess | undefined, ids: readonly (string | undefined)[]): void {
-  if (caller.formId === null || access === undefined) return;
+  if (caller.formId === null || access === undefined || access === 'action') return;
   if (access === 'new') throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId} and cannot create forms`);
   const other = ids.find((id) => id !== undefined && id !== caller.formId);
   if (other !== undefined) throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId}`);
+}
+
+/** Throws 403 when a single-form key reaches an action of another form. */
+export function requireActionAccess(caller: FormCaller, formId: string): void {
+  if (caller.formId !== null && caller.formId !== formId) throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId}`);
 }

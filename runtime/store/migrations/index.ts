@@ -7,6 +7,7 @@ import * as m0006 from './0006-auth-rows.js';
 import * as m0007 from './0007-mail-rows.js';
 import * as m0008 from './0008-form-key-usage.js';
 import * as m0009 from './0009-form-submissions.js';
+import * as m0010 from './0010-form-deliveries.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -22,4 +23,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 7, name: 'mail-rows', sql: m0007.sql },
   { version: 8, name: 'form-key-usage', sql: m0008.sql },
   { version: 9, name: 'form-submissions', sql: m0009.sql },
+  { version: 10, name: 'form-deliveries', sql: m0010.sql },
 ];

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parseCidr } from '../../../runtime/net/ip.js';
 import { createHttpClient, HttpRequestError, isBlockedAddress, retryWithBackoff, signBody } from '../../../runtime/net/http-client.js';
 import { Recorder } from '../../helpers/recorder.js';
 
@@ -40,9 +41,13 @@ test('isBlockedAddress: private, loopback, link-local and metadata ranges', () =
   const rows: [string, boolean][] = [
     ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true],
     ['100.64.0.1', true], ['0.0.0.0', true], ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true],
+    ['::ffff:a9fe:a9fe', true], ['::ffff:7f00:1', true], ['::ffff:808:808', false],
     ['8.8.8.8', false], ['2001:4860:4860::8888', false], ['93.184.216.34', false],
   ];
   for (const [ip, want] of rows) assert.equal(isBlockedAddress(ip), want, ip);
+  const allow = [parseCidr('127.0.0.1/32')!];
+  assert.equal(isBlockedAddress('127.0.0.1', allow), false, 'an allowed range passes');
+  assert.equal(isBlockedAddress('127.0.0.2', allow), true, 'only the allowed range');
 });
 
 test('client: posts JSON with signature, retries 5xx, not 4xx', async () => {

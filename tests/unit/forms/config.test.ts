@@ -28,6 +28,11 @@ test('forms.* defaults: free, pro and business plans, free by default, 600 reque
   assert.deepEqual(c.forms.files, {});
   assert.deepEqual(c.forms.recaptcha, { verifyURL: 'https://www.google.com/recaptcha/api/siteverify', timeoutMs: 5000 });
   assert.deepEqual(c.forms.spam, {});
+  assert.deepEqual(c.forms.deliveries, {
+    enabled: true, pollIntervalMs: 1000, concurrency: 8, retryDelaysMs: [30000, 120000, 600000, 3600000, 21600000], pauseAfterFailures: 10,
+    timeoutMs: 10000, maxResponseBytes: 65536, allowPrivateTargets: [],
+  });
+  assert.deepEqual(c.forms.services, { telegramURL: 'https://api.telegram.org', sheetsURL: 'https://sheets.googleapis.com', googleTokenURL: 'https://oauth2.googleapis.com/token' });
 });
 
 test('forms.plans given in the file replace the built-in ones', () => {
@@ -47,6 +52,7 @@ const BAD: { name: string; yaml: string; want: RegExp }[] = [
   { name: 'a tiny body limit', yaml: 'forms: {intake: {maxBodyBytes: 10}}', want: /forms\.intake\.maxBodyBytes = 10: must be >= 1024/ },
   { name: 'unknown intake key', yaml: 'forms: {intake: {maxFilez: 1}}', want: /forms\.intake.*maxFilez/ },
   { name: 'siteverify not http', yaml: 'forms: {recaptcha: {verifyURL: "ftp://x.example"}}', want: /forms\.recaptcha\.verifyURL/ },
+  { name: 'an allowed target that is not a range', yaml: 'forms: {deliveries: {allowPrivateTargets: [intranet]}}', want: /forms\.deliveries\.allowPrivateTargets\.0/ },
   { name: 'plan missing a limit', yaml: 'forms: {plans: {free: {forms: 1}}}', want: /forms\.plans\.free/ },
 ];
 

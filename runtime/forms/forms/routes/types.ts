@@ -54,3 +54,25 @@ export type PageQuery = { page?: string; limit?: string };
 
 /** `FormListQuery`: GET /form. */
 export type FormListQuery = PageQuery & { sort?: 'created_at' | 'updated_at' | 'name'; order?: 'desc' | 'asc' };
+
+/** `ActionChange`: PATCH /action/{id}; only the sent fields change, config keys merged. */
+export type ActionChange = {
+  action_id: string;
+  name?: string | null;
+  enabled?: boolean | null;
+  config?: Record<string, unknown> | null;
+  conditions?: Condition[] | null;
+  conditions_mode?: ConditionsMode | null;
+};
+
+/** `ActionRef`: DELETE /action/{id}, POST /action/{id}/retry. */
+export type ActionRef = { action_id: string };
+
+/** `ActionTest`: POST /action/{id}/test. */
+export type ActionTest = { action_id: string; data: Record<string, string | number | boolean | null | (string | number | boolean)[]> };
+
+/** `DeliveryListQuery`: GET /action/{id}/deliveries. */
+export type DeliveryListQuery = PageQuery & { state?: 'pending' | 'sending' | 'sent' | 'retrying' | 'failed' };
+
+/** `TemplatePreview`: POST /email-template/preview. */
+export type TemplatePreview = { body: string; subject?: string; mock_data?: Record<string, unknown>; form_id?: string };

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import type { FormActionRow, FormRow } from '../forms/rows.js';
+import { jsonFields } from '../intake/fields.js';
+import type { DeliveryContext } from './context.js';
+import type { DeliveryRow, DeliveryState, Outbox } from './outbox.js';
+import type { SendOutcome } from './sender.js';
+import { htmlToText, renderHtml, renderSubject, templateVars } from './templates.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A delivery as the API shows it (`api-forms` `Delivery`). */
+export function deliveryView(r: DeliveryRow) {
+  return {
+    id: r.id, submission_id: r.submission_id, event: r.event, state: r.state, attempts: r.attempts,
+    next_at: r.state === 'pending' || r.state === 'retrying' ? iso(r.next_at) : null,
+    last_status: r.last_status, last_error: r.last_error, created_at: new Date(r.created_at).toISOString(), sent_at: iso(r.sent_at),
+  };
+}
+
+/**
+ * The action operations over the queue (docs/forms.md "Deliveries"): retry re-queues the failed
+ * deliveries, test performs the action once on sample data and stores nothing, the delivery log,
+ * and the template preview.
+ */
+export class DeliveryService {
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly send: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>,
+    private readonly kick: () => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Puts the action's failed deliveries back in the queue; returns how many. */
+  retry(action: FormActionRow): number {
+    const n = this.outbox.requeueFailed(action.id, this.now());
+    if (n > 0) this.kick();
+    return n;
+  }
+
+  /** Runs the action once on `data` as a submission of `form` (a test: nothing is stored or queued). */
+  async test(action: FormActionRow, form: FormRow, data: unknown): Promise<SendOutcome> {
+    const now = this.now();
+    return this.send(action, {
+      deliveryId: `test_${randomUUID()}`, event: 'action.test', form: { id: form.id, name: form.name },
+      submission: { id: null, created_at: new Date(now).toISOString(), data: jsonFields(data, 200), files: [] },
+      timestamp: Math.floor(now / 1000),
+    });
+  }
+
+  log(action: FormActionRow, page: number, limit: number, state?: DeliveryState) {
+    const { rows, total } = this.outbox.log(action.id, page, limit, state);
+    return { data: rows.map(deliveryView), page, limit, total };
+  }
+
+  /** Renders a template against mock data (HTML escaped unless `| raw`); a template error is a 400 naming its line. */
+  async preview(body: string, subject: string | undefined, mock: Record<string, unknown>, form: FormRow | undefined) {
+    const vars = templateVars({ id: form?.id ?? '', name: form?.name ?? '' }, mock as never, null, new Date(this.now()).toISOString());
+    const html = await renderHtml(body, vars);
+    return { html, text: htmlToText(html), subject: subject === undefined ? null : await renderSubject(subject, vars) };
+  }
+}

@@ -1,0 +1,117 @@
+import type { Logger } from '../../log/logger.js';
+import type { FormActionRow, FormRow } from '../forms/rows.js';
+import type { SubmissionRecord } from '../submissions/types.js';
+import { submissionView } from '../submissions/views.js';
+import type { DeliveryContext, DeliveryEvent } from './context.js';
+import type { DeliveryRow, Outbox } from './outbox.js';
+import type { SendOutcome } from './sender.js';
+
+/** What the worker reads and calls. */
+export interface WorkerDeps {
+  outbox: Outbox;
+  action: (id: string) => FormActionRow | undefined;
+  form: (id: string) => FormRow | undefined;
+  submission: (formId: string, id: number) => SubmissionRecord | undefined;
+  send: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>;
+  /** pauses an action that keeps failing and tells its workspace */
+  pause: (action: FormActionRow, failures: number, lastError: string) => void;
+  settings: () => { pollIntervalMs: number; concurrency: number; retryDelaysMs: readonly number[]; pauseAfterFailures: number };
+  log: Logger;
+  now?: () => number;
+}
+
+/** The context of a queued delivery: its form, its submission as the API shows it, its event. */
+export function deliveryContext(row: Pick<DeliveryRow, 'id' | 'event'>, form: FormRow, s: SubmissionRecord, now: number): DeliveryContext {
+  const v = submissionView(s);
+  return {
+    deliveryId: `dlv_${row.id}`, event: row.event as DeliveryEvent, form: { id: form.id, name: form.name },
+    submission: { id: v.id, created_at: v.created_at, data: v.data, files: v.files, claimed_by: v.claimed_by },
+    timestamp: Math.floor(now / 1000),
+  };
+}
+
+/**
+ * The delivery worker (docs/forms.md "Deliveries"): takes due rows of the queue (up to
+ * `concurrency` in flight), performs each attempt, and settles the row: sent; retrying after the
+ * next of `retryDelaysMs` when the failure may pass; failed when it cannot or the delays are used
+ * up. A run of `pauseAfterFailures` failed attempts of one action pauses it. Rows whose action or
+ * submission is gone are dropped; a disabled action's rows fail with that reason (retry re-queues
+ * them once it is enabled). `kick()` looks at once (a new submission); otherwise every
+ * `pollIntervalMs`. At start, rows left in flight by a stop are due again.
+ */
+export class DeliveryWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** between start() and stop(): kicks and ticks do nothing otherwise */
+  private running = false;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: WorkerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  start(): void {
+    this.running = true;
+    const n = this.deps.outbox.recover(this.now());
+    if (n > 0) this.deps.log.info({ deliveries: n }, 'form deliveries that were in flight at the last stop are queued again');
+    this.schedule(0);
+  }
+
+  /** Looks for due deliveries now. */
+  kick(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  /** Stops taking rows and waits for the attempts in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all(this.inFlight);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    if (!this.running) return;
+    const s = this.deps.settings();
+    const free = s.concurrency - this.inFlight.size;
+    if (free > 0) {
+      for (const row of this.deps.outbox.take(this.now(), free)) {
+        const p = this.attempt(row).catch((err) => this.deps.log.error({ err, delivery: row.id }, 'form delivery failed unexpectedly')).finally(() => {
+          this.inFlight.delete(p);
+          this.kick();
+        });
+        this.inFlight.add(p);
+      }
+    }
+    if (!this.timer) this.schedule(s.pollIntervalMs);
+  }
+
+  private async attempt(row: DeliveryRow): Promise<void> {
+    const { outbox } = this.deps;
+    const action = this.deps.action(row.action_id);
+    const form = this.deps.form(row.form_id);
+    const sub = form && this.deps.submission(row.form_id, row.submission_id);
+    if (!action || !form || !sub) return outbox.drop(row.id);
+    if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now());
+    const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()));
+    const now = this.now();
+    if (out.ok) {
+      outbox.sent(row.id, out.status, now);
+      outbox.noteSuccess(action.id);
+      return;
+    }
+    const delays = this.deps.settings().retryDelaysMs;
+    const delay = delays[row.attempts - 1];
+    if (out.retryable && delay !== undefined) outbox.retryAt(row.id, out.detail, out.status, now + delay, now);
+    else outbox.failed(row.id, out.detail, out.status, now);
+    this.deps.log.warn({ delivery: row.id, action: action.id, type: action.type, attempt: row.attempts, detail: out.detail }, 'form delivery attempt failed');
+    const run = outbox.noteFailure(action.id, out.detail);
+    if (run >= this.deps.settings().pauseAfterFailures && outbox.notePaused(action.id, now)) this.deps.pause(action, run, out.detail);
+  }
+}
