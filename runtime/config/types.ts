@@ -94,7 +94,7 @@ export interface Config {
     spam: { disposableDomainsFile?: string };
     deliveries: {
       enabled: boolean; pollIntervalMs: number; concurrency: number; retryDelaysMs: number[]; pauseAfterFailures: number;
-      timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[];
+      timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[]; digestCheckMs: number;
     };
     services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
   };

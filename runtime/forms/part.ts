@@ -47,7 +47,16 @@ PARTS.push({
     });
     const d = (deliveries = buildDeliveries(core, forms, svc, submissions));
     core.applyHooks.add(formDataCleanup(submissions, vault, d.outbox));
-    core.closers.push(core.bus.on('form_event', (e) => { if (e.type === 'submission.created') d.worker.kick(); }));
+    core.closers.push(core.bus.on('form_event', (e) => {
+      // the live feed shows a workspace's submission events to that workspace only (runtime/ws/tenant.ts)
+      core.bus.emit('ws_message', { type: e.type, payload: e.payload });
+      if (e.type === 'submission.claimed') {
+        const form = forms.byId(e.formId);
+        const sub = form && submissions.get(form.id, e.payload.submission_id as number);
+        if (form && sub) submissions.queueEvent(form.id, sub.id, intake.actionsFor(form, sub.fields, 'submission.claimed'), 'submission.claimed', Date.now());
+      }
+      d.worker.kick();
+    }));
     const routes = [
       formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc),
       submissionRoutes(svc, new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), vault),
@@ -60,9 +69,22 @@ PARTS.push({
   },
   start(core) {
     const d = deliveries!;
-    if (core.config.forms.deliveries.enabled) d.worker.start();
-    else core.log.info('form deliveries are queued but not sent on this node (forms.deliveries.enabled: false)');
+    const cfg = core.config.forms.deliveries;
+    let digestTimer: NodeJS.Timeout | undefined;
+    if (cfg.enabled) {
+      d.worker.start();
+      let running = false;
+      digestTimer = setInterval(() => {
+        if (running) return;
+        running = true;
+        d.digests(Date.now()).catch((err: unknown) => core.log.error({ err }, 'form digests failed')).finally(() => { running = false; });
+      }, cfg.digestCheckMs);
+      digestTimer.unref();
+    } else {
+      core.log.info('form deliveries are queued but not sent on this node (forms.deliveries.enabled: false)');
+    }
     return async () => {
+      if (digestTimer) clearInterval(digestTimer);
       await d.worker.stop();
       await d.http.close();
     };

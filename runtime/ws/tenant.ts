@@ -31,6 +31,9 @@ export function messageTenant(msg: { type: string; payload: unknown }, snapshots
       return tenantOfRow('pool', idOf(p.pool), snapshots);
     case 'service_update':
       return tenantOfRow('service', idOf(p.service), snapshots);
+    case 'submission.created':
+    case 'submission.claimed':
+      return tenantOfRow('form', p.form_id, snapshots);
     default:
       return null;
   }

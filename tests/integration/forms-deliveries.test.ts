@@ -258,7 +258,7 @@ test('PATCH merges config keys (null removes one) and re-checks the whole; DELET
   assert.deepEqual([merged.body.config, merged.body.name], [{ url: `${base}/y`, headers: '********' }, 'renamed']);
   const bad = await call('PATCH', `/action/${a}`, { action_id: a, config: { url: 'ftp://x', nope: 1 } });
   assert.equal(bad.status, 400);
-  assert.equal(bad.body.message, 'config.url: must be an http or https URL; config.nope: unknown key for type webhook (keys: url, secret, headers)');
+  assert.equal(bad.body.message, 'config.url: must be an http or https URL; config.nope: unknown key for type webhook (keys: url, secret, headers, events)');
   const other = publicClient(d, addFormKey(d, { tenantId: 'dl-other' }).key);
   assert.equal((await other('PATCH', `/action/${a}`, { action_id: a, name: 'x' })).status, 404);
   assert.equal((await other('GET', `/action/${a}/deliveries`)).status, 404);
@@ -318,5 +318,32 @@ test('a restart mid-retry loses nothing: the queue is on disk, and after the res
   } finally {
     rec.answer = () => 202;
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('events: webhooks subscribe with config.events; submission.claimed reaches the subscribers; both events go to the live feed', async () => {
+  const feed: { type: string; payload: any }[] = [];
+  const off = d.core.bus.on('ws_message', (m) => { if (m.type.startsWith('submission.')) feed.push(m as never); });
+  try {
+    const { call, id } = await setup([
+      { type: 'webhook', config: { url: `${base}/ev-default` } },
+      { type: 'webhook', config: { url: `${base}/ev-claimed`, events: ['submission.claimed'] } },
+      { type: 'n8n', config: { webhook_url: `${base}/ev-both`, events: ['submission.created', 'submission.claimed'] } },
+    ]);
+    const bad = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/x`, events: ['submission.deleted'] } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.message, 'config.events: must hold submission.created, submission.claimed only, each once');
+    const sid = await submit(call, id, { a: '1' });
+    await waitFor(() => to('/ev-default').length === 1 && to('/ev-both').length === 1, 5000);
+    assert.equal((await call('POST', `/form/${id}/submission/${sid}/claim`, { form_id: id, submission_id: sid, by: 'ops@example.test' })).status, 200);
+    await waitFor(() => to('/ev-claimed').length === 1 && to('/ev-both').length === 2, 5000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(to('/ev-default').map((r) => r.json.type), ['submission.created']);
+    const claimed = to('/ev-claimed')[0]!.json;
+    assert.deepEqual([claimed.type, claimed.data.submission.id, claimed.data.submission.claimed_by], ['submission.claimed', sid, 'ops@example.test']);
+    assert.deepEqual(to('/ev-both').map((r) => r.json.type), ['submission.created', 'submission.claimed']);
+    assert.deepEqual(feed.filter((m) => m.payload.form_id === id).map((m) => [m.type, m.payload.submission_id]), [['submission.created', sid], ['submission.claimed', sid]]);
+  } finally {
+    off();
   }
 });

@@ -8,9 +8,21 @@ import { Outbox } from './outbox.js';
 import { ActionSender } from './sender.js';
 import { DeliveryService } from './service.js';
 import { DeliveryWorker } from './worker.js';
+import { DigestRuns } from './digests.js';
+import { conditionsMatch } from '../forms/conditions.js';
+import { valuesOf } from '../intake/fields.js';
+import type { FormActionRow } from '../forms/rows.js';
+import type { SubmissionRecord } from '../submissions/types.js';
 
 /** The delivery machinery of one daemon: queue, guarded client, sender, worker and the API's service. */
-export interface Deliveries { outbox: Outbox; http: HttpClient; sender: ActionSender; worker: DeliveryWorker; service: DeliveryService }
+export interface Deliveries {
+  outbox: Outbox; http: HttpClient; sender: ActionSender; worker: DeliveryWorker; service: DeliveryService;
+  /** runs the due digests at `now` (every `forms.deliveries.digestCheckMs`) */
+  digests: (now: number) => Promise<number>;
+}
+
+/** Whether a digest lists a submission: its conditions, like any action's. */
+const digestMatches = (a: FormActionRow, s: SubmissionRecord) => conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(s.fields, f));
 
 /**
  * Builds the deliveries from the config (`forms.deliveries`, `forms.services`): one HTTP client
@@ -53,5 +65,10 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
     },
   });
   const service = new DeliveryService(outbox, (a, ctx) => sender.send(a, ctx), () => worker.kick());
-  return { outbox, http, sender, worker, service };
+  const runs = new DigestRuns({
+    db: core.db, log, mailer,
+    digests: () => forms.actionsOfType('email_digest'),
+    inWindow: (formId, start, end, limit) => submissions.inWindow(formId, start, end, limit),
+  });
+  return { outbox, http, sender, worker, service, digests: (now) => runs.run(now, digestMatches) };
 }

@@ -6,7 +6,7 @@ export const ACTION_TYPES = ['email', 'email_template', 'autoreply', 'email_dige
 export type ActionTypeName = (typeof ACTION_TYPES)[number];
 
 /** What a config value must be. */
-export type ConfigValueType = 'string' | 'url' | 'emails' | 'integer' | 'headers' | 'interval';
+export type ConfigValueType = 'string' | 'url' | 'emails' | 'integer' | 'headers' | 'interval' | 'events';
 
 /** One config key of an action type. */
 export interface ConfigKey {
@@ -31,6 +31,9 @@ const key = (k: string, type: ConfigValueType, description: string, opts: { requ
 
 const to = key('to', 'emails', 'recipients: one address or a list', { required: true });
 const replyTo = key('reply_to_field', 'string', 'submission field whose value becomes Reply-To');
+/** The events a webhook or n8n action can subscribe to (docs/forms.md "Events"). */
+export const ACTION_EVENTS = ['submission.created', 'submission.claimed'] as const;
+const events = key('events', 'events', `events to send: ${ACTION_EVENTS.join(', ')}; default submission.created`);
 const webhookUrl = (what: string) => key('webhook_url', 'url', what, { required: true, secret: true });
 
 /** The action types with their config keys, in the spec's order (GET /action-types). */
@@ -66,6 +69,7 @@ export const ACTION_TYPE_TABLE: readonly ActionType[] = [
       key('url', 'url', 'http(s) URL to POST to', { required: true }),
       key('secret', 'string', 'Standard Webhooks signing secret (whsec_<base64>, or any string): the webhook-signature header', { secret: true }),
       key('headers', 'headers', 'extra request headers (name → value)', { secret: true }),
+      events,
     ],
     example: { url: 'https://hooks.example.com/forms', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   },
@@ -80,7 +84,7 @@ export const ACTION_TYPE_TABLE: readonly ActionType[] = [
   },
   {
     type: 'n8n', description: 'starts an n8n workflow through its Webhook node',
-    config: [webhookUrl('production URL of the Webhook node'), key('secret', 'string', 'value of the header the node authenticates with', { secret: true })],
+    config: [webhookUrl('production URL of the Webhook node'), key('secret', 'string', 'value of the header the node authenticates with', { secret: true }), events],
     example: { webhook_url: 'https://n8n.example.com/webhook/forms' },
   },
   {
@@ -135,6 +139,10 @@ function valueRule(type: ConfigValueType, v: unknown): string | undefined {
       const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : undefined;
       if (!list || list.length === 0 || list.length > 50) return 'must be an e-mail address or a list of 1 to 50';
       return list.every((e) => typeof e === 'string' && EMAIL.test(e)) ? undefined : 'must hold e-mail addresses only';
+    }
+    case 'events': {
+      if (!Array.isArray(v) || v.length === 0) return `must be a non-empty list of ${ACTION_EVENTS.join(', ')}`;
+      return v.every((e) => (ACTION_EVENTS as readonly unknown[]).includes(e)) && new Set(v).size === v.length ? undefined : `must hold ${ACTION_EVENTS.join(', ')} only, each once`;
     }
     case 'headers': {
       if (!v || typeof v !== 'object' || Array.isArray(v)) return 'must be an object of header names and values';

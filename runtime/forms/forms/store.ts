@@ -78,6 +78,16 @@ export class FormStore {
     return getRow<FormActionRow>(this.core.holder.current, ACTION_KIND, row.id)!;
   }
 
+  /** Every action of a type, with its form, across workspaces (the digest runs). */
+  actionsOfType(type: FormActionRow['type']): { action: FormActionRow; form: FormRow }[] {
+    const out: { action: FormActionRow; form: FormRow }[] = [];
+    for (const a of rowsOf<FormActionRow>(this.core.holder.current, ACTION_KIND).values()) {
+      const form = a.type === type ? this.byId(a.formId) : undefined;
+      if (form) out.push({ action: a, form });
+    }
+    return out;
+  }
+
   /** The action with this id, whatever its workspace, or undefined. */
   actionById(id: string): FormActionRow | undefined {
     return getRow<FormActionRow>(this.core.holder.current, ACTION_KIND, id);

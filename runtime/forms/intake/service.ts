@@ -45,6 +45,13 @@ export interface Accepted { id: number; spam: boolean; reason: string | null; qu
 
 const HOUR_MS = 3_600_000;
 
+/** Whether an action takes an event: webhook and n8n by their `events` (default `submission.created`), digests none, every other type `submission.created`. */
+function takesEvent(a: FormActionRow, event: string): boolean {
+  if (a.type === 'email_digest') return false;
+  if (a.type === 'webhook' || a.type === 'n8n') return (Array.isArray(a.config.events) ? (a.config.events as string[]) : ['submission.created']).includes(event);
+  return event === 'submission.created';
+}
+
 /** The schema-typed e-mail fields of a form (for the spam checks' address lookup). */
 function emailFields(form: FormRow): string[] {
   return form.schema.fields.filter((f) => f.type.toLowerCase() === 'email').map((f) => f.name);
@@ -123,10 +130,15 @@ export class IntakeService {
     return { id, spam: verdict.spam, reason: verdict.spam ? verdict.reason : null, queued: actions.length };
   }
 
-  /** The enabled actions of a form whose conditions a submission meets (digests excepted: they send on their own schedule). */
-  actionsFor(form: FormRow, fields: SubmissionFields): string[] {
+  /**
+   * The enabled actions of a form that take an event of a submission whose conditions it meets:
+   * `submission.created` goes to every type but digests (they send on their own schedule) and
+   * webhooks that subscribed to other events only; `submission.claimed` to webhook and n8n
+   * actions that list it in `events`.
+   */
+  actionsFor(form: FormRow, fields: SubmissionFields, event: 'submission.created' | 'submission.claimed' = 'submission.created'): string[] {
     return this.deps.forms.actionsOf(form.id)
-      .filter((a) => a.enabled && a.type !== 'email_digest' && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
+      .filter((a) => a.enabled && takesEvent(a, event) && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
       .map((a) => a.id);
   }
 

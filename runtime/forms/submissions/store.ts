@@ -138,6 +138,13 @@ export class SubmissionStore {
     })();
   }
 
+  /** Queues deliveries of an event other than the submission itself (`submission.claimed`) to these actions. */
+  queueEvent(formId: string, submissionId: number, actionIds: readonly string[], event: string, now: number): void {
+    const stmt = this.db.prepare(`INSERT INTO form_deliveries (submission_id, form_id, action_id, event, state, next_at, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`);
+    this.db.transaction(() => { for (const a of actionIds) stmt.run(submissionId, formId, a, event, now, now, now); })();
+  }
+
   /** Non-spam submissions of a tenant in the month (UTC) of `at`, those waiting for the group commit included. */
   submissionsInMonth(tenantId: string, at: number): number {
     const month = monthOf(at);
@@ -183,6 +190,13 @@ export class SubmissionStore {
     const rows = this.db.prepare(`SELECT * FROM form_submissions WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`)
       .all(...args, q.limit, (q.page - 1) * q.limit) as Row[];
     return { rows: rows.map(recordOf), total };
+  }
+
+  /** A form's non-spam submissions received in [start, end), oldest first, at most `limit`. */
+  inWindow(formId: string, start: number, end: number, limit: number): SubmissionRecord[] {
+    const rows = this.db.prepare('SELECT * FROM form_submissions WHERE form_id = ? AND spam = 0 AND created_at >= ? AND created_at < ? ORDER BY created_at, id LIMIT ?')
+      .all(formId, start, end, limit) as Row[];
+    return rows.map(recordOf);
   }
 
   /** A form's submission by id, or undefined (another form's included). */

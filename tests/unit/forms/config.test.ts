@@ -30,7 +30,7 @@ test('forms.* defaults: free, pro and business plans, free by default, 600 reque
   assert.deepEqual(c.forms.spam, {});
   assert.deepEqual(c.forms.deliveries, {
     enabled: true, pollIntervalMs: 1000, concurrency: 8, retryDelaysMs: [30000, 120000, 600000, 3600000, 21600000], pauseAfterFailures: 10,
-    timeoutMs: 10000, maxResponseBytes: 65536, allowPrivateTargets: [],
+    timeoutMs: 10000, maxResponseBytes: 65536, allowPrivateTargets: [], digestCheckMs: 60000,
   });
   assert.deepEqual(c.forms.services, { telegramURL: 'https://api.telegram.org', sheetsURL: 'https://sheets.googleapis.com', googleTokenURL: 'https://oauth2.googleapis.com/token' });
 });

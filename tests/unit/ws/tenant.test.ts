@@ -7,6 +7,7 @@ import type { Row } from '../../../runtime/model/types.js';
 const s = nextSnapshot(emptySnapshot(), [
   { op: 'put', row: { kind: 'pool', id: 'p1', name: 'a', origin: 'api', revision: 'r', tenantId: 't1' } as Row },
   { op: 'put', row: { kind: 'service', id: 's1', name: 's', domain: 's.example.', origin: 'api', revision: 'r', tenantId: 't2' } as Row },
+  { op: 'put', row: { kind: 'form', id: 'f1', name: 'Contact', origin: 'api', revision: 'r', tenantId: 't3' } as Row },
 ], 'r', 0);
 
 test('messageTenant: resolves the owning tenant per message type', () => {
@@ -17,6 +18,9 @@ test('messageTenant: resolves the owning tenant per message type', () => {
     { name: 'service_update by service id', msg: { type: 'service_update', payload: { service: { id: 's1' } } }, want: 't2' },
     { name: 'static pool is everyone\'s', msg: { type: 'health_update', payload: { poolId: 'static' } }, want: null },
     { name: 'unknown pool is nobody\'s', msg: { type: 'health_update', payload: { poolId: 'nope' } }, want: undefined },
+    { name: 'submission.created by form', msg: { type: 'submission.created', payload: { form_id: 'f1', submission_id: 1 } }, want: 't3' },
+    { name: 'submission.claimed by form', msg: { type: 'submission.claimed', payload: { form_id: 'f1', submission_id: 1, by: 'x' } }, want: 't3' },
+    { name: 'a submission of an unknown form is nobody\'s', msg: { type: 'submission.created', payload: { form_id: 'nope' } }, want: undefined },
     { name: 'resource-free message is everyone\'s', msg: { type: 'stats_update', payload: {} }, want: null },
   ];
   for (const r of rows) assert.equal(messageTenant(r.msg, [s]), r.want, r.name);
