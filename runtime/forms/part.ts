@@ -16,6 +16,7 @@ import { publicApi } from './public/routes/server.js';
 import { submissionRoutes } from './submissions/routes.js';
 import { deliveryRoutes } from './deliveries/routes.js';
 import { buildDeliveries, type Deliveries } from './deliveries/wiring.js';
+import { queueReminders } from './deliveries/reminders.js';
 import { SubmissionService } from './submissions/service.js';
 import { formDataCleanup } from './submissions/cleanup.js';
 import { FileVault, filesDirOf } from './submissions/files.js';
@@ -27,7 +28,12 @@ import { SubmissionStore } from './submissions/store.js';
  * submission endpoint `/f/{form_id}`. Forms and actions are rows, written through `core.apply` like every other row; submissions
  * are node-local data, removed with their form whichever way the form goes.
  */
-let deliveries: Deliveries | undefined;
+declare module '../ports.js' {
+  interface Ports {
+    /** the form service's background work: the delivery machinery and the scheduled runs (reminders, digests) */
+    forms?: { deliveries: Deliveries; scheduled: (now: number) => Promise<void> };
+  }
+}
 
 PARTS.push({
   name: 'forms',
@@ -45,7 +51,15 @@ PARTS.push({
         blockList: cachedBlockLists(),
       },
     });
-    const d = (deliveries = buildDeliveries(core, forms, svc, submissions));
+    const d = buildDeliveries(core, forms, svc, submissions);
+    core.ports.forms = {
+      deliveries: d,
+      // reminders of unclaimed submissions, then digests; tests call it with their own clock
+      scheduled: async (now) => {
+        if (queueReminders(forms.allForms(), submissions, (f, fields) => intake.actionsFor(f, fields, 'submission.reminder'), now) > 0) d.worker.kick();
+        await d.digests(now);
+      },
+    };
     core.applyHooks.add(formDataCleanup(submissions, vault, d.outbox));
     core.closers.push(core.bus.on('form_event', (e) => {
       // the live feed shows a workspace's submission events to that workspace only (runtime/ws/tenant.ts)
@@ -68,23 +82,23 @@ PARTS.push({
     ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL }));
   },
   start(core) {
-    const d = deliveries!;
+    const { deliveries: d, scheduled } = core.ports.forms!;
     const cfg = core.config.forms.deliveries;
-    let digestTimer: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
     if (cfg.enabled) {
       d.worker.start();
       let running = false;
-      digestTimer = setInterval(() => {
+      timer = setInterval(() => {
         if (running) return;
         running = true;
-        d.digests(Date.now()).catch((err: unknown) => core.log.error({ err }, 'form digests failed')).finally(() => { running = false; });
+        scheduled(Date.now()).catch((err: unknown) => core.log.error({ err }, 'form reminders or digests failed')).finally(() => { running = false; });
       }, cfg.digestCheckMs);
-      digestTimer.unref();
+      timer.unref();
     } else {
       core.log.info('form deliveries are queued but not sent on this node (forms.deliveries.enabled: false)');
     }
     return async () => {
-      if (digestTimer) clearInterval(digestTimer);
+      if (timer) clearInterval(timer);
       await d.worker.stop();
       await d.http.close();
     };

@@ -332,7 +332,7 @@ test('events: webhooks subscribe with config.events; submission.claimed reaches 
     ]);
     const bad = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/x`, events: ['submission.deleted'] } });
     assert.equal(bad.status, 400);
-    assert.equal(bad.body.message, 'config.events: must hold submission.created, submission.claimed only, each once');
+    assert.equal(bad.body.message, 'config.events: must hold submission.created, submission.claimed, submission.reminder only, each once');
     const sid = await submit(call, id, { a: '1' });
     await waitFor(() => to('/ev-default').length === 1 && to('/ev-both').length === 1, 5000);
     assert.equal((await call('POST', `/form/${id}/submission/${sid}/claim`, { form_id: id, submission_id: sid, by: 'ops@example.test' })).status, 200);
@@ -346,4 +346,37 @@ test('events: webhooks subscribe with config.events; submission.claimed reaches 
   } finally {
     off();
   }
+});
+
+test('reminders: an unclaimed submission sends one reminder after the form\'s delay (email actions, subscribed webhooks); a claimed one none', async () => {
+  const before = smtp.messages.length;
+  const { call, id } = await setup([
+    { type: 'webhook', config: { url: `${base}/remind`, events: ['submission.reminder'] } },
+    { type: 'email', config: { to: 'team@example.test' } },
+  ], { reminder_after_minutes: 30 }, 'default');
+  assert.equal((await call('GET', `/form/${id}`)).body.reminder_after_minutes, 30);
+  const open1 = await submit(call, id, { n: 'open' });
+  const done = await submit(call, id, { n: 'claimed' });
+  await smtp.waitFor(before + 2, 5000); // the two new-submission mails
+  assert.equal((await call('POST', `/form/${id}/submission/${done}/claim`, { form_id: id, submission_id: done })).status, 200);
+  const scheduled = d.core.ports.forms!.scheduled;
+  /** moves the form's submissions `minutes` into the past, as if they had waited that long */
+  const age = (minutes: number) => d.core.db.prepare('UPDATE form_submissions SET created_at = created_at - ? WHERE form_id = ?').run(minutes * 60_000, id);
+  age(29);
+  await scheduled(Date.now());
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(to('/remind').length, 0, 'not before the delay');
+  age(2);
+  await scheduled(Date.now());
+  await waitFor(() => to('/remind').length === 1, 5000);
+  const r = to('/remind')[0]!.json;
+  assert.deepEqual([r.type, r.data.submission.id], ['submission.reminder', open1]);
+  const mails = await smtp.waitFor(before + 3, 5000);
+  assert.equal(mails.at(-1)!.subject, `Reminder: submission #${open1} to Contact us is not claimed yet`);
+  age(120);
+  await scheduled(Date.now());
+  await new Promise((r2) => setTimeout(r2, 300));
+  assert.equal(to('/remind').length, 1, 'one reminder per submission');
+  const bad = await call('PATCH', `/form/${id}`, { form_id: id, reminder_after_minutes: 50_000 });
+  assert.equal(bad.status, 400);
 });

@@ -25,6 +25,7 @@ after(async () => { await d?.stop(); });
 const DEFAULTS = {
   description: '', group: '', allowed_domains: [], success_redirect: '', honeypot_field: 'fc_honeypot', recaptcha_min_score: null,
   submissions_enabled: true, collect_visitor_info: false, max_links: 0, block_disposable_emails: false, max_per_email_per_hour: 0, blocked_ips: [],
+  reminder_after_minutes: 0,
 };
 
 test('POST /form: 201 with the defaults of §2; GET /form/{id} reads it back', async () => {

@@ -1,7 +1,7 @@
 import type { SubmissionFields } from '../submissions/types.js';
 
 /** The event a delivery carries (docs/forms.md "Events"). */
-export type DeliveryEvent = 'submission.created' | 'submission.claimed' | 'action.test';
+export type DeliveryEvent = 'submission.created' | 'submission.claimed' | 'submission.reminder' | 'action.test';
 
 /** What every action type renders from: the form, the submission and the delivery. */
 export interface DeliveryContext {

@@ -23,6 +23,7 @@ export function webhookBody(ctx: DeliveryContext): string {
 
 /** The title line of chat messages. */
 function title(ctx: DeliveryContext): string {
+  if (ctx.event === 'submission.reminder') return `Reminder: submission ${ctx.submission.id} to ${ctx.form.name} is not claimed yet`;
   return ctx.event === 'submission.claimed' ? `Submission ${ctx.submission.id} to ${ctx.form.name} was claimed by ${ctx.submission.claimed_by ?? 'someone'}`
     : ctx.event === 'action.test' ? `Test: new submission to ${ctx.form.name}` : `New submission to ${ctx.form.name}`;
 }

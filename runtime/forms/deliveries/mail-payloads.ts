@@ -36,7 +36,7 @@ export async function mailMessage(type: 'email' | 'email_template' | 'autoreply'
   const replyTo = addressIn(ctx, str(config, 'reply_to_field'));
   if (type === 'email') {
     const { text, html } = summary(ctx);
-    const subject = str(config, 'subject') ?? `New submission: ${ctx.form.name}`;
+    const subject = ctx.event === 'submission.reminder' ? `Reminder: submission #${ctx.submission.id} to ${ctx.form.name} is not claimed yet` : str(config, 'subject') ?? `New submission: ${ctx.form.name}`;
     return { to: list(config.to), subject: subject.replace(/[\r\n]+/g, ' '), text, html, ...(replyTo ? { replyTo } : {}) };
   }
   const html = await renderHtml(str(config, 'body') ?? '', vars);

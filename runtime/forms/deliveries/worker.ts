@@ -98,6 +98,7 @@ export class DeliveryWorker {
     const form = this.deps.form(row.form_id);
     const sub = form && this.deps.submission(row.form_id, row.submission_id);
     if (!action || !form || !sub) return outbox.drop(row.id);
+    if (row.event === 'submission.reminder' && sub.claimedAt !== null) return outbox.drop(row.id); // claiming stops reminders
     if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now());
     const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()));
     const now = this.now();

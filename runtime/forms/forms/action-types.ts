@@ -32,7 +32,7 @@ const key = (k: string, type: ConfigValueType, description: string, opts: { requ
 const to = key('to', 'emails', 'recipients: one address or a list', { required: true });
 const replyTo = key('reply_to_field', 'string', 'submission field whose value becomes Reply-To');
 /** The events a webhook or n8n action can subscribe to (docs/forms.md "Events"). */
-export const ACTION_EVENTS = ['submission.created', 'submission.claimed'] as const;
+export const ACTION_EVENTS = ['submission.created', 'submission.claimed', 'submission.reminder'] as const;
 const events = key('events', 'events', `events to send: ${ACTION_EVENTS.join(', ')}; default submission.created`);
 const webhookUrl = (what: string) => key('webhook_url', 'url', what, { required: true, secret: true });
 

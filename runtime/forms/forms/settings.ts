@@ -19,12 +19,15 @@ export interface FormSettings {
   block_disposable_emails: boolean;
   max_per_email_per_hour: number;
   blocked_ips: string[];
+  /** minutes until an unclaimed submission sends its one reminder; 0 = off (an extension of §2: docs/forms.md "Reminders") */
+  reminder_after_minutes: number;
 }
 
 /** The settings' names, in the order of the spec's table. */
 export const SETTING_NAMES = [
   'name', 'description', 'group', 'allowed_domains', 'success_redirect', 'honeypot_field', 'recaptcha_min_score',
   'submissions_enabled', 'collect_visitor_info', 'max_links', 'block_disposable_emails', 'max_per_email_per_hour', 'blocked_ips',
+  'reminder_after_minutes',
 ] as const satisfies readonly (keyof FormSettings)[];
 
 /**
@@ -48,6 +51,7 @@ export const DEFAULT_SETTINGS: Readonly<Omit<FormSettings, 'name'>> = Object.fre
   block_disposable_emails: false,
   max_per_email_per_hour: 0,
   blocked_ips: [],
+  reminder_after_minutes: 0,
 });
 
 /** One broken rule: the field (`blocked_ips[2]`) and the rule. */
@@ -145,6 +149,7 @@ export function problemsMessage(problems: readonly SettingProblem[]): string {
 /** Only the settings of a row or a larger object, in table order (for copies and views). */
 export function settingsOf(source: FormSettings): FormSettings {
   const out = {} as Record<string, unknown>;
-  for (const key of SETTING_NAMES) out[key] = structuredClone(source[key]);
+  // a row stored before a setting existed takes its default
+  for (const key of SETTING_NAMES) out[key] = structuredClone(source[key] ?? (DEFAULT_SETTINGS as Record<string, unknown>)[key]);
   return out as unknown as FormSettings; // reason: every key of FormSettings was copied above
 }

@@ -19,6 +19,11 @@ export type FormCore = Pick<Core, 'holder' | 'apply' | 'apiRevision' | 'newId'>;
 export class FormStore {
   constructor(private readonly core: FormCore, private readonly now: () => number = Date.now) {}
 
+  /** Every form of every workspace (the scheduled runs). */
+  allForms(): FormRow[] {
+    return [...rowsOf<FormRow>(this.core.holder.current, FORM_KIND).values()];
+  }
+
   /** The workspace's forms, in storage order. */
   formsOf(tenantId: string): FormRow[] {
     return [...rowsOf<FormRow>(this.core.holder.current, FORM_KIND).values()].filter((r) => r.tenantId === tenantId);

@@ -138,6 +138,20 @@ export class SubmissionStore {
     })();
   }
 
+  /**
+   * Marks the form's unclaimed, unreminded, non-spam submissions received before `before` as
+   * reminded (at most `limit`) and returns them: each is reminded once.
+   */
+  takeDueReminders(formId: string, before: number, now: number, limit: number): SubmissionRecord[] {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare('SELECT * FROM form_submissions WHERE form_id = ? AND claimed_at IS NULL AND reminded_at IS NULL AND spam = 0 AND created_at <= ? ORDER BY created_at LIMIT ?')
+        .all(formId, before, limit) as Row[];
+      const mark = this.db.prepare('UPDATE form_submissions SET reminded_at = ? WHERE id = ?');
+      for (const r of rows) mark.run(now, r.id);
+      return rows.map(recordOf);
+    })();
+  }
+
   /** Queues deliveries of an event other than the submission itself (`submission.claimed`) to these actions. */
   queueEvent(formId: string, submissionId: number, actionIds: readonly string[], event: string, now: number): void {
     const stmt = this.db.prepare(`INSERT INTO form_deliveries (submission_id, form_id, action_id, event, state, next_at, created_at, updated_at)

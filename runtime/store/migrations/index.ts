@@ -9,6 +9,7 @@ import * as m0008 from './0008-form-key-usage.js';
 import * as m0009 from './0009-form-submissions.js';
 import * as m0010 from './0010-form-deliveries.js';
 import * as m0011 from './0011-form-digests.js';
+import * as m0012 from './0012-form-reminders.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -26,4 +27,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 9, name: 'form-submissions', sql: m0009.sql },
   { version: 10, name: 'form-deliveries', sql: m0010.sql },
   { version: 11, name: 'form-digests', sql: m0011.sql },
+  { version: 12, name: 'form-reminders', sql: m0012.sql },
 ];

@@ -21,6 +21,7 @@ type SettingsBody = {
   block_disposable_emails?: boolean | null;
   max_per_email_per_hour?: number | null;
   blocked_ips?: string[] | null;
+  reminder_after_minutes?: number | null;
 };
 
 /** `FormCreate`: POST /form. */
