@@ -97,5 +97,6 @@ export interface Config {
       timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[]; digestCheckMs: number;
     };
     services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
+    domains: { resolvers: string[]; timeoutMs: number; target?: string; address?: string };
   };
 }

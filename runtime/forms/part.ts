@@ -17,6 +17,9 @@ import { submissionRoutes } from './submissions/routes.js';
 import { deliveryRoutes } from './deliveries/routes.js';
 import { buildDeliveries, type Deliveries } from './deliveries/wiring.js';
 import { queueReminders } from './deliveries/reminders.js';
+import { domainRoutes } from './domains/routes.js';
+import { DomainService } from './domains/service.js';
+import { lookupTxt } from './domains/verify.js';
 import { SubmissionService } from './submissions/service.js';
 import { formDataCleanup } from './submissions/cleanup.js';
 import { FileVault, filesDirOf } from './submissions/files.js';
@@ -76,10 +79,15 @@ PARTS.push({
       submissionRoutes(svc, new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), vault),
       deliveryRoutes(svc, d.service, (id) => { d.outbox.resetFailures(id); d.worker.kick(); }),
     ];
+    const domains = new DomainService(core, () => ({ ...core.config.forms.domains, publicURL: core.config.api.publicURL }), () => core.config.forms,
+      (name) => lookupTxt(name, core.config.forms.domains.resolvers, core.config.forms.domains.timeoutMs));
+    routes.push(domainRoutes(domains));
     const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
     ext.rootPlugins.push(publicApi({ keys, limiter: new KeyRateLimiter(cfg.rateLimits.perKeyPerMinute), routes }));
-    ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL }));
+    ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL,
+      domain: (host) => domains.byHost(host),
+    }));
   },
   start(core) {
     const { deliveries: d, scheduled } = core.ports.forms!;

@@ -76,4 +76,7 @@ registerKind({ kind: 'form', order: 60, label: (r) => `form "${f(r, 'name')}"` }
 registerKind({ kind: 'formaction', order: 61, parent: { field: 'formId', kind: 'form' }, label: (r) => `${f(r, 'type')} action of form ${f(r, 'formId')}`, secretFields: ['config'] });
 // Form-service API keys (docs/forms.md): a workspace's key, only its SHA-256 stored; no parent, so a
 // single-form key whose form is deleted keeps naming that form and reaches nothing.
+// A workspace's custom domain for its forms' public address (docs/forms.md "Domains"); the
+// verification token is not a secret (it is published in DNS).
+registerKind({ kind: 'formdomain', order: 63, label: (r) => `form domain ${f(r, 'hostname')} of tenant ${r.tenantId}` });
 registerKind({ kind: 'formkey', order: 62, label: (r) => `form API key "${f(r, 'name')}" of tenant ${r.tenantId}`, secretFields: ['keyHash'] });

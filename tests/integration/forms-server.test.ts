@@ -128,6 +128,10 @@ test('the OpenAPI document lists every /public/v1 route with its operation id, s
     'post /public/v1/action/{id}/test': ['post_action_id_test', 'forms:write'],
     'get /public/v1/action/{id}/deliveries': ['get_action_id_deliveries', 'forms:read'],
     'post /public/v1/email-template/preview': ['post_email_template_preview', 'forms:write'],
+    'get /public/v1/domain': ['get_domain', 'forms:read'],
+    'post /public/v1/domain': ['post_domain', 'forms:write'],
+    'delete /public/v1/domain/{id}': ['delete_domain_id', 'forms:write'],
+    'post /public/v1/domain/{id}/verify': ['post_domain_id_verify', 'forms:write'],
     'get /public/v1/plan': ['get_plan', 'forms:read'],
   };
   const got: Record<string, [string, string]> = {};

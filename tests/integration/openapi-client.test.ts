@@ -86,6 +86,9 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'post_action_id_test', part: 'body', type: 'ActionTest', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'get_action_id_deliveries', part: 'query', type: 'DeliveryListQuery', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'post_email_template_preview', part: 'body', type: 'TemplatePreview', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'post_domain', part: 'body', type: 'DomainCreate', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'delete_domain_id', part: 'body', type: 'DomainRef', file: 'runtime/forms/forms/routes/types.ts' },
+  { op: 'get_domain', part: 'query', type: 'PageQuery', file: 'runtime/forms/forms/routes/types.ts' },
 ];
 
 const HELPERS = `

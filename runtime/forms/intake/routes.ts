@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/types.js';
-import { GslbError } from '../../errors.js';
+import { GslbError, notFound } from '../../errors.js';
 import type { FormRow } from '../forms/rows.js';
 import { PUBLIC_ERROR_NAMES, publicStatus } from '../public/errors.js';
 import { describePublicError } from '../public/routes/errors.js';
@@ -21,6 +21,8 @@ export interface IntakeRouteDeps {
   limits: () => Config['forms']['intake'];
   /** `api.publicURL`, when set: this server's public origin */
   publicURL: () => string | undefined;
+  /** the custom domain registered for a host name, if any (docs/forms.md "Domains") */
+  domain: (hostname: string) => { tenantId: string; status: 'pending' | 'active' } | undefined;
 }
 
 /** Per request: the form, the posting page's origin and whether the answer is JSON. */
@@ -130,6 +132,10 @@ export const intakeRoutes = (deps: IntakeRouteDeps) => async (root: FastifyInsta
         throw new GslbError('API_RATE_LIMITED', `too many submissions from this address; retry in ${wait} s`);
       }
       const form = deps.intake.form(req.params.formId);
+      // under a custom domain, only that workspace's forms, and only once the domain is verified
+      const domain = deps.domain(req.hostname);
+      if (domain?.status === 'pending') throw notFound(`domain ${req.hostname} is not verified yet`);
+      if (domain && domain.tenantId !== form.tenantId) throw notFound(`form ${form.id} not found`);
       deps.intake.admit(form, st.page);
       st.form = form;
       st.cors = form.allowed_domains.length === 0 ? '*' : st.page;

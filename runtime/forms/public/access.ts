@@ -7,6 +7,8 @@ export type FormAccess =
   | 'path'
   /** creates a form (POST /form, duplicate): never with a single-form key */
   | 'new'
+  /** the workspace as a whole (its domains): never changed with a single-form key */
+  | 'workspace'
   /** the form of the action named by the path id: the handler checks it with {@link requireActionAccess} once it has the action */
   | 'action';
 
@@ -23,6 +25,7 @@ export function requireScope(caller: FormCaller, scope: FormScope): void {
 export function requireFormAccess(caller: FormCaller, access: FormAccess | undefined, ids: readonly (string | undefined)[]): void {
   if (caller.formId === null || access === undefined || access === 'action') return;
   if (access === 'new') throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId} and cannot create forms`);
+  if (access === 'workspace') throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId} and cannot change the workspace's domains`);
   const other = ids.find((id) => id !== undefined && id !== caller.formId);
   if (other !== undefined) throw forbidden(`API key "${caller.keyName}" is restricted to form ${caller.formId}`);
 }

@@ -77,3 +77,9 @@ export type DeliveryListQuery = PageQuery & { state?: 'pending' | 'sending' | 's
 
 /** `TemplatePreview`: POST /email-template/preview. */
 export type TemplatePreview = { body: string; subject?: string; mock_data?: Record<string, unknown>; form_id?: string };
+
+/** `DomainCreate`: POST /domain. */
+export type DomainCreate = { domain: string };
+
+/** `DomainRef`: DELETE /domain/{id}, POST /domain/{id}/verify. */
+export type DomainRef = { domain_id: string };
