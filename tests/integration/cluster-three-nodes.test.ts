@@ -108,8 +108,12 @@ test('a real TCP probe flip on one node reaches the others', async () => {
     const hc = await api(e3.url, 'PUT', `/api/v1/pools/${pool}/healthcheck`, { type: 'tcp', port, intervalMs: 200, timeoutMs: 200 });
     assert.ok(hc.status < 300, JSON.stringify(hc.body));
     const view = async () => (await get(a, `/api/v1/cluster/health?poolId=${pool}&ipAddress=127.0.0.1`)).body as { healthy: boolean; entries: { node: string; healthy: boolean }[] };
-    // the first probe's entry reaches KV with the catch-up (no flip yet), then a's view
-    await waitFor('e3 reports healthy', async () => (await view()).entries.some((e) => e.node === 'e3' && e.healthy), 10_000, 50);
+    // the first probe is no flip (a new target starts optimistically healthy), so its entry reaches
+    // KV with e3's catch-up; the periodic one runs every 30 s, so the test runs it, as a connect would
+    await waitFor('e3 reports healthy', async () => {
+      await e3.core.ports.cluster!.catchUp();
+      return (await view()).entries.some((e) => e.node === 'e3' && e.healthy);
+    }, 10_000, 50);
     await new Promise<void>((r) => srv.close(() => r()));
     await waitFor('e3 flip to unhealthy seen on a', async () => { const v = await view(); return v.healthy === false && v.entries.some((e) => e.node === 'e3' && !e.healthy); }, 10_000, 20);
     srv = await open(port);
