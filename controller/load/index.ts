@@ -3,6 +3,7 @@ import './pool.js';
 import './service.js';
 import './form.js';
 import './apikey.js';
+import './txtrecord.js';
 export { loadManifests, problemAt, type Manifest } from './manifest.js';
 export { registerManifestKind, manifestKind, manifestKindNames, type ManifestKind, type ValidationEnv } from './kinds.js';
 export { poolKeys } from './pool.js';

@@ -19,14 +19,19 @@ export function validationEnv(cfg: Config): ValidationEnv {
   return { geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg), scripts: scriptPolicyOf(cfg.health) };
 }
 
-/** `file:line` problems of Service manifests whose domain is delegated to another tenant. Pure. */
+/** The DNS name a manifest claims, and where: a Service's domain, a TxtRecord's name. */
+const NAME_FIELDS: Record<string, string> = { Service: 'domain', TxtRecord: 'name' };
+
+/** `file:line` problems of Service and TxtRecord manifests whose name is delegated to another tenant. Pure. */
 export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameRules | undefined): string[] {
   const out: string[] = [];
   if (!names) return out;
   for (const m of manifests) {
-    if (m.kind !== 'Service' || typeof m.spec.domain !== 'string') continue;
-    const v = checkNameClaim(names, { name: m.spec.domain, tenant: DEFAULT_TENANT, principalTenant: null }, []);
-    if (!v.ok) out.push(problemAt(m.src, ['spec', 'domain'], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare services of the default tenant`));
+    const field = NAME_FIELDS[m.kind];
+    const name = field === undefined ? undefined : m.spec[field];
+    if (typeof name !== 'string') continue;
+    const v = checkNameClaim(names, { name, tenant: DEFAULT_TENANT, principalTenant: null }, []);
+    if (!v.ok) out.push(problemAt(m.src, ['spec', field!], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare names of the default tenant`));
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import type { TxtRecordRow } from '../../runtime/txt/record.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { addProjectFormats, pointerToPath } from '../../runtime/config/ajv.js';
 import { describeSchemaError, sortProblemStrings } from '../../runtime/config/problem.js';
@@ -14,7 +15,7 @@ import '../load/index.js';
 
 // verbose: errors carry the failing schema and value, so messages can name what was expected
 const ajv = addProjectFormats(new Ajv({ allErrors: true, useDefaults: false, strict: false, verbose: true }));
-for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
+for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-txt.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
 const envelope = ajv.getSchema('manifest.v1.schema.json')!;
 const compiled = new Map<string, ValidateFunction>();
 
@@ -124,5 +125,27 @@ export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snaps
       : `${where} is not available: a service of another tenant uses it`);
   }
   if (env.names) out.push(...foreignNameProblems(desired, foreign, env.names));
+  out.push(...txtAgainstActual(desired, actual));
+  return out;
+}
+
+/**
+ * Git TXT records against the running state: a name that holds a TXT record created over the REST
+ * API (the default tenant's: delete it there first) or a service or TXT record of another tenant.
+ * Another tenant's rows are never named. Pure.
+ */
+function txtAgainstActual(desired: readonly DesiredRow[], actual: Snapshot): string[] {
+  const taken = new Map<string, string>();
+  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) if (s.tenantId !== DEFAULT_TENANT) taken.set(toFqdn(s.domain), 'a service of another tenant uses it');
+  for (const t of rowsOf<TxtRecordRow>(actual, 'txtrecord').values()) {
+    if (t.origin === 'git') continue;
+    taken.set(t.name, t.tenantId === DEFAULT_TENANT ? `it holds TXT record ${t.id} created over the REST API; delete it there first` : 'a TXT record of another tenant uses it');
+  }
+  const out: string[] = [];
+  for (const d of desired) {
+    if (d.kind !== 'txtrecord') continue;
+    const why = taken.get(toFqdn(String(d.fields.name)));
+    if (why) out.push(`${d.source ?? '(unknown file)'}: TxtRecord "${d.key}": name ${String(d.fields.name)} is not available: ${why}`);
+  }
   return out;
 }

@@ -111,7 +111,9 @@ export class Answerer {
     let scope = 0;
     const qt = q.qtype;
     const atApex = q.name === zone.name;
-    if (atApex && (qt === TYPE.SOA || qt === TYPE.NS)) {
+    if (qt === TYPE.TXT && m.txt) {
+      for (const r of m.txt.rdata) w.addAnswer(TYPE.TXT, m.txt.ttl, r);
+    } else if (atApex && (qt === TYPE.SOA || qt === TYPE.NS)) {
       if (qt === TYPE.SOA) w.addAnswer(TYPE.SOA, 3600, zone.soa);
       else for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns);
     } else if (m.kind === 'nxdomain') {

@@ -9,7 +9,7 @@ import type { ParsedQuery } from './wire-query.js';
  */
 
 /** DNS record types the server answers. */
-export const TYPE = { A: 1, NS: 2, SOA: 6, AAAA: 28, OPT: 41, ANY: 255, AXFR: 252, IXFR: 251 } as const;
+export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, OPT: 41, ANY: 255, AXFR: 252, IXFR: 251 } as const;
 /** Response codes (RFC 1035, RFC 6891 BADVERS). */
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 

@@ -4,6 +4,7 @@ import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { planService, planStatic, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
+import { txtRdata, type TxtRecordRow } from '../txt/record.js';
 
 /** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
 export interface Zone {
@@ -17,6 +18,9 @@ export interface Zone {
   ns: Buffer[];
 }
 
+/** The TXT record set at one name, encoded at index time. */
+export interface TxtSet { ttl: number; rdata: Buffer[] }
+
 /** What a query name resolves to. */
 export type NameKind = 'service' | 'apex' | 'static' | 'empty' | 'nxdomain' | 'refused';
 
@@ -25,6 +29,8 @@ export class NameMatch {
   kind: NameKind = 'refused';
   zone: Zone | undefined;
   plan: ServicePlan | undefined;
+  /** the TXT records at the name, if any (whatever `kind` says about addresses) */
+  txt: TxtSet | undefined;
 }
 
 /**
@@ -44,10 +50,14 @@ export interface ZoneIndex {
   plans: WeakMap<ServiceRow, PlanEntry>;
   /** service rows left out because their name is not theirs to serve, with why (runtime/tenancy/names.ts) */
   unserved: WeakMap<ServiceRow, string>;
+  /** served TXT record sets by lower-cased FQDN (runtime/txt) */
+  txt: Map<string, TxtSet>;
+  /** TXT rows left out (name not theirs, or outside every served zone), with why */
+  unservedTxt: WeakMap<TxtRecordRow, string>;
 }
 
-/** Told once about each service row an index leaves out (when the row first appears left out). */
-export type OnUnserved = (row: ServiceRow, reason: string) => void;
+/** Told once about each service or TXT row an index leaves out (when the row first appears left out). */
+export type OnUnserved = (row: ServiceRow | TxtRecordRow, reason: string) => void;
 
 interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: readonly unknown[] }
 
@@ -55,7 +65,7 @@ const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
 const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
 
 /** The snapshot tables DNS answers depend on; snapshots share a table object while it is unchanged. */
-const DNS_TABLES = ['service', 'member', 'georule'] as const;
+const DNS_TABLES = ['service', 'member', 'georule', 'txtrecord'] as const;
 
 /** SOA serial: the snapshot's build time in seconds, so it increases with every applied change. */
 export function zoneSerial(s: Snapshot, fallback: number): number {
@@ -124,8 +134,44 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
     plans.set(svc, entry);
     services.set(domain, { plan: entry.plan, zone });
   }
+  const { txt, unservedTxt } = indexTxt(s, zones, emptyNonTerminals, names, prev, onUnserved);
   const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
-  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved };
+  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt };
+}
+
+/** The served zone `name` falls in (the longest), or undefined. */
+function zoneOf(zones: ReadonlyMap<string, Zone>, name: string): Zone | undefined {
+  for (let n = name; ; ) {
+    const z = zones.get(n);
+    if (z) return z;
+    const dot = n.indexOf('.');
+    if (dot < 0 || dot === n.length - 1) return undefined;
+    n = n.slice(dot + 1);
+  }
+}
+
+/**
+ * The TXT record sets to serve: a row whose name is not its tenant's (the same rules as services)
+ * or lies outside every served zone is left out and reported once. Names between a record and its
+ * zone's apex become empty non-terminals.
+ */
+function indexTxt(s: Snapshot, zones: ReadonlyMap<string, Zone>, ents: Set<string>, names: ReturnType<typeof nameRules>, prev: ZoneIndex | undefined, onUnserved: OnUnserved | undefined) {
+  const txt = new Map<string, TxtSet>();
+  const unservedTxt = new WeakMap<TxtRecordRow, string>();
+  for (const row of rowsOf<TxtRecordRow>(s, 'txtrecord').values()) {
+    const name = fqdn(row.name);
+    const zone = zoneOf(zones, name);
+    const why = zone ? unservedReason(names, { id: row.id, name, domain: name, tenantId: row.tenantId, origin: row.origin }) : 'outside every served zone';
+    if (why !== undefined || !zone) {
+      unservedTxt.set(row, why ?? '');
+      if (!prev?.unservedTxt.has(row)) onUnserved?.(row, why ?? '');
+      continue;
+    }
+    const reused = prev?.snapshot.rows.get('txtrecord')?.get(row.id) === row ? prev.txt.get(name) : undefined;
+    txt.set(name, reused ?? { ttl: row.ttl, rdata: row.values.map(txtRdata) });
+    for (let n = name.slice(name.indexOf('.') + 1); n.length > zone.name.length; n = n.slice(n.indexOf('.') + 1)) ents.add(n);
+  }
+  return { txt, unservedTxt };
 }
 
 /**
@@ -137,6 +183,7 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
 export function lookupName(ix: ZoneIndex, name: string, out: NameMatch): NameMatch {
   const svc = ix.services.get(name);
   out.plan = undefined;
+  out.txt = ix.txt.size === 0 ? undefined : ix.txt.get(name);
   if (svc) { out.kind = 'service'; out.zone = svc.zone; out.plan = svc.plan; return out; }
   let zone = ix.zones.get(name);
   if (zone) { out.kind = 'apex'; out.zone = zone; out.plan = zone === ix.main ? ix.staticPlan : undefined; return out; }
@@ -145,7 +192,7 @@ export function lookupName(ix: ZoneIndex, name: string, out: NameMatch): NameMat
     if (!zone) continue;
     out.zone = zone;
     if (zone === ix.main && ix.staticPlan) { out.kind = 'static'; out.plan = ix.staticPlan; return out; }
-    out.kind = ix.emptyNonTerminals.has(name) ? 'empty' : 'nxdomain';
+    out.kind = out.txt !== undefined || ix.emptyNonTerminals.has(name) ? 'empty' : 'nxdomain';
     return out;
   }
   out.kind = 'refused';

@@ -19,6 +19,8 @@ const DECLARED: Record<string, string> = {
   'GET /api/v1/pools': 'pools:read', 'POST /api/v1/pools': 'pools:write', 'PUT /api/v1/pools/:id': 'pools:write',
   'DELETE /api/v1/pools/:id': 'pools:write', 'POST /api/v1/pools/:id/members': 'pools:write', 'GET /api/v1/members/:id': 'pools:read',
   'GET /api/v1/services': 'pools:read', 'POST /api/v1/services': 'pools:write', 'GET /api/v1/pools/:id/status': 'pools:read',
+  // TXT records are DNS resources of the tenant like services (docs/dns.md "TXT records")
+  'GET /api/v1/dns/txt': 'pools:read', 'POST /api/v1/dns/txt': 'pools:write', 'PUT /api/v1/dns/txt/:id': 'pools:write', 'DELETE /api/v1/dns/txt/:id': 'pools:write',
   'GET /api/v1/users': 'users:read', 'GET /api/v1/users/:id': 'users:read', 'POST /api/v1/users': 'users:write',
   'PUT /api/v1/users/:id': 'users:write', 'DELETE /api/v1/users/:id': 'users:write',
   'GET /api/v1/tenants': 'tenants:read', 'POST /api/v1/tenants': 'tenants:write', 'POST /api/v1/tenants/:id/apikeys': 'tenants:write',
@@ -118,6 +120,9 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         ids.georules = (await ok('POST', `/api/v1/pools/${ids.pools}/georules`, { cidr: '10.0.0.0/8', endpoint: '127.0.0.10' }, h)).id;
         const name = `s-${uniq()}`;
         ids.services = (await ok('POST', '/api/v1/services', { name, domain: `${name}.${tenant}.example.test.`, poolId: ids.pools }, h)).id;
+        // a TXT record inside the zone of the tenant's service name (no dns.domain here)
+        ids.zone = `${name}.${tenant}.example.test.`;
+        if (url.startsWith('/api/v1/dns/txt')) ids.dns = (await ok('POST', '/api/v1/dns/txt', { name: `_t.${ids.zone}`, values: ['x'] }, h)).id;
       }
       return ids;
     };
@@ -128,6 +133,7 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         'POST /api/v1/pools/:id/members': { ipAddress: '127.0.0.11', port: 81 }, 'PUT /api/v1/members/:id': { ipAddress: '127.0.0.12', port: 82 },
         'POST /api/v1/services': { name: `ns-${u}`, domain: `ns-${u}.example.test.`, poolId: ids.pools },
         'PUT /api/v1/services/:id': { name: `rs-${u}`, domain: `rs-${u}.example.test.`, poolId: ids.pools },
+        'POST /api/v1/dns/txt': { name: `_n-${u}.${ids.zone}`, values: ['v'] }, 'PUT /api/v1/dns/txt/:id': { name: `_r-${u}.${ids.zone}`, values: ['w'] },
         'PUT /api/v1/pools/:id/healthcheck': { type: 'tcp', port: 81 }, 'POST /api/v1/pools/:id/georules': { cidr: '10.1.0.0/16', endpoint: '127.0.0.10' },
         'POST /api/v1/users': { email: `new-${u}@x.test`, password: 'new-pass-12', role: 'viewer' }, 'PUT /api/v1/users/:id': { displayName: `n${u}` },
         'POST /api/v1/tenants': { id: `t-${u}` }, 'POST /api/v1/tenants/:id/apikeys': { name: 'k' },

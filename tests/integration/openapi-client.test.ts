@@ -46,6 +46,8 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'updateMember', part: 'body', type: 'MemberUpdate', file: 'runtime/resources/routes/types.ts' },
   { op: 'createService', part: 'body', type: 'ServiceBody', file: 'runtime/resources/routes/types.ts' },
   { op: 'updateService', part: 'body', type: 'ServiceBody', file: 'runtime/resources/routes/types.ts' },
+  { op: 'createTxtRecord', part: 'body', type: 'TxtRecordBody', file: 'runtime/txt/route-types.ts' },
+  { op: 'updateTxtRecord', part: 'body', type: 'TxtRecordBody', file: 'runtime/txt/route-types.ts' },
   { op: 'putHealthCheck', part: 'body', type: 'HealthCheckBody', file: 'runtime/resources/routes/types.ts' },
   { op: 'createGeoRule', part: 'body', type: 'GeoRuleBody', file: 'runtime/resources/routes/types.ts' },
   { op: 'simulateQuery', part: 'body', type: 'SimulateBody', file: 'runtime/dns/route-types.ts' },
