@@ -2,6 +2,7 @@
  * Registers every daemon part, in start order. Each import adds itself to PARTS.
  */
 import './resources/part.js';
+import './redirect/part.js';
 import './demo/part.js';
 import './metrics/part.js';
 import './auth/part.js';

@@ -1,6 +1,7 @@
 /** The manifest loader: parsing, the kind registry and the built-in kinds. */
 import './pool.js';
 import './service.js';
+import './redirect.js';
 import './form.js';
 import './apikey.js';
 export { loadManifests, problemAt, type Manifest } from './manifest.js';

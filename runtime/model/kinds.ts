@@ -60,6 +60,8 @@ registerKind({ kind: 'healthcheck', order: 20, parent: { field: 'poolId', kind: 
 registerKind({ kind: 'member', order: 30, parent: { field: 'poolId', kind: 'pool' }, label: (r) => `member ${f(r, 'ipAddress')}:${f(r, 'port')}` });
 registerKind({ kind: 'georule', order: 40, parent: { field: 'poolId', kind: 'pool' }, label: (r) => `georule ${f(r, 'cidr')} -> ${f(r, 'endpoint')}` });
 registerKind({ kind: 'service', order: 50, label: (r) => `service "${f(r, 'name')}"` });
+// HTTP redirect rules (docs/redirects.md): one row per host, no parent.
+registerKind({ kind: 'redirect', order: 55, label: (r) => `redirect ${f(r, 'host')}` });
 // The auth part's rows (docs/auth.md "Storage"). Users and keys name their tenant in `tenantId`
 // but are not registered as its children: the `default` tenant is built in (not a row, so a new
 // database has no rows at all), config sync must not drop a user of it, and tenants are never
