@@ -1,21 +1,8 @@
 import { normalHost, REDIRECT_KIND, redirectFields, redirectProblems } from '../../runtime/redirect/rules.js';
-import { registerManifestKind, type ManifestIndex } from './kinds.js';
-import type { Manifest } from './manifest.js';
+import { firstByKey, registerManifestKind, type ManifestIndex } from './kinds.js';
 
-/** The first Redirect declaring each host, computed once per manifest index. */
-const hostCache = new WeakMap<ManifestIndex, Map<string, Manifest>>();
-function firstByHost(index: ManifestIndex): Map<string, Manifest> {
-  let map = hostCache.get(index);
-  if (!map) {
-    map = new Map();
-    for (const m of index.get('Redirect')?.values() ?? []) {
-      const h = normalHost(String(m.spec.host));
-      if (!map.has(h)) map.set(h, m);
-    }
-    hostCache.set(index, map);
-  }
-  return map;
-}
+/** The first Redirect declaring each (normalised) host. */
+const firstByHost = (index: ManifestIndex) => firstByKey(index, 'Redirect', (m) => normalHost(String(m.spec.host)));
 
 /**
  * `kind: Redirect` → one `redirect` row (docs/redirects.md), keyed by `metadata.name`, with the

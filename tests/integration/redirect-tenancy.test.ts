@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { api, startTestDaemon } from '../helpers/daemon.js';
+import { tenantKey } from '../helpers/tenants.js';
 
 // Redirect rules across tenants (docs/redirects.md "Names", docs/security.md): each tenant sees and
 // changes only its own rules; a host is a name, so reserved names, delegations and first come hold
@@ -12,13 +13,6 @@ import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 const SYS = randomBytes(24).toString('hex');
 const sys = { authorization: `Bearer ${SYS}` };
 type H = Record<string, string>;
-
-async function tenantKey(d: TestDaemon, id: string): Promise<H> {
-  assert.equal((await api(d.url, 'POST', '/api/v1/tenants', { id }, sys)).status, 201);
-  const k = await api(d.url, 'POST', `/api/v1/tenants/${id}/apikeys`, { name: 'test' }, sys);
-  assert.equal(k.status, 201);
-  return { authorization: `Bearer ${k.body.key as string}` };
-}
 
 async function location(port: number, host: string): Promise<string> {
   const { stdout } = await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', '-H', `Host: ${host}`, `http://127.0.0.1:${port}/p`]);
@@ -32,8 +26,8 @@ test('redirect rules of two tenants: own rows only, names owned across tenants, 
     redirect: { enabled: true, listenAddr: '127.0.0.1', port: 0 },
   } as never, { GSLB_API_KEY: SYS });
   t.after(() => d.stop());
-  const alpha = await tenantKey(d, 'alpha');
-  const beta = await tenantKey(d, 'beta');
+  const alpha = await tenantKey(d, 'alpha', sys);
+  const beta = await tenantKey(d, 'beta', sys);
   const create = (h: H, host: string, target = `https://${host.replace('*.', 'any.')}.target.example.org`) => api(d.url, 'POST', '/api/v1/redirects', { host, target }, h);
 
   const a1 = await create(alpha, 'www.alpha.example.test');
