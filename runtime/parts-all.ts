@@ -3,6 +3,7 @@
  */
 import './resources/part.js';
 import './txt/part.js';
+import './redirect/part.js';
 import './demo/part.js';
 import './metrics/part.js';
 import './auth/part.js';

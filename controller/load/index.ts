@@ -1,6 +1,7 @@
 /** The manifest loader: parsing, the kind registry and the built-in kinds. */
 import './pool.js';
 import './service.js';
+import './redirect.js';
 import './form.js';
 import './apikey.js';
 import './txtrecord.js';

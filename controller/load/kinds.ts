@@ -18,6 +18,27 @@ export interface ValidationEnv {
 /** Every valid manifest by kind and name, for cross-manifest checks. */
 export type ManifestIndex = ReadonlyMap<string, ReadonlyMap<string, Manifest>>;
 
+const firstCache = new WeakMap<ManifestIndex, Map<string, Map<string, Manifest>>>();
+
+/**
+ * The first manifest of `kind` for each value of `keyOf` (a domain, a host), computed once per
+ * manifest index and kind: the manifest a later duplicate is reported against.
+ */
+export function firstByKey(index: ManifestIndex, kind: string, keyOf: (m: Manifest) => string): ReadonlyMap<string, Manifest> {
+  let byKind = firstCache.get(index);
+  if (!byKind) firstCache.set(index, (byKind = new Map()));
+  let map = byKind.get(kind);
+  if (!map) {
+    map = new Map();
+    for (const m of index.get(kind)?.values() ?? []) {
+      const k = keyOf(m);
+      if (!map.has(k)) map.set(k, m);
+    }
+    byKind.set(kind, map);
+  }
+  return map;
+}
+
 /** Reports one problem at a path of the manifest being checked. */
 export type Report = (path: (string | number)[], rule: string) => void;
 

@@ -1,24 +1,11 @@
 import { canonicalAlgorithm, serviceFields } from '../../runtime/model/normalize.js';
-import { registerManifestKind, type ManifestIndex } from './kinds.js';
-import type { Manifest } from './manifest.js';
+import { firstByKey, registerManifestKind, type ManifestIndex } from './kinds.js';
 import { poolKeys } from './pool.js';
 
 type Obj = Record<string, unknown>;
 
-/** The first Service declaring each (lower-cased) domain, computed once per manifest index. */
-const domainCache = new WeakMap<ManifestIndex, Map<string, Manifest>>();
-function firstByDomain(index: ManifestIndex): Map<string, Manifest> {
-  let map = domainCache.get(index);
-  if (!map) {
-    map = new Map();
-    for (const m of index.get('Service')?.values() ?? []) {
-      const d = String(m.spec.domain).toLowerCase();
-      if (!map.has(d)) map.set(d, m);
-    }
-    domainCache.set(index, map);
-  }
-  return map;
-}
+/** The first Service declaring each (lower-cased) domain. */
+const firstByDomain = (index: ManifestIndex) => firstByKey(index, 'Service', (m) => String(m.spec.domain).toLowerCase());
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 
 /**

@@ -2,8 +2,9 @@ import type { ValidationEnv } from '../load/kinds.js';
 import { problemAt, type Manifest } from '../load/manifest.js';
 import type { DesiredRow } from '../plan/types.js';
 import type { Config } from '../../runtime/config/types.js';
-import { DEFAULT_TENANT, type ServiceRow } from '../../runtime/model/types.js';
+import { DEFAULT_TENANT } from '../../runtime/model/types.js';
 import { checkNameClaim, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
+import { normalHost, ownedName } from '../../runtime/redirect/rules.js';
 import { scriptPolicyOf } from '../../runtime/model/script-policy.js';
 
 /**
@@ -19,21 +20,32 @@ export function validationEnv(cfg: Config): ValidationEnv {
   return { geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg), scripts: scriptPolicyOf(cfg.health) };
 }
 
-/** The DNS name a manifest claims, and where: a Service's domain, a TxtRecord's name. */
-const NAME_FIELDS: Record<string, string> = { Service: 'domain', TxtRecord: 'name' };
+/** The DNS name a Service, Redirect or TxtRecord manifest claims, with the field that holds it. */
+function claimOf(m: Manifest): { name: string; field: string; what: string } | undefined {
+  if (m.kind === 'Service' && typeof m.spec.domain === 'string') return { name: m.spec.domain, field: 'domain', what: 'services' };
+  if (m.kind === 'Redirect' && typeof m.spec.host === 'string') return { name: ownedName(normalHost(m.spec.host)), field: 'host', what: 'redirect rules' };
+  if (m.kind === 'TxtRecord' && typeof m.spec.name === 'string') return { name: m.spec.name, field: 'name', what: 'TXT records' };
+  return undefined;
+}
 
-/** `file:line` problems of Service and TxtRecord manifests whose name is delegated to another tenant. Pure. */
+/** `file:line` problems of Service, Redirect and TxtRecord manifests whose name is delegated to another tenant. Pure. */
 export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameRules | undefined): string[] {
   const out: string[] = [];
   if (!names) return out;
   for (const m of manifests) {
-    const field = NAME_FIELDS[m.kind];
-    const name = field === undefined ? undefined : m.spec[field];
-    if (typeof name !== 'string') continue;
-    const v = checkNameClaim(names, { name, tenant: DEFAULT_TENANT, principalTenant: null }, []);
-    if (!v.ok) out.push(problemAt(m.src, ['spec', field!], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare names of the default tenant`));
+    const c = claimOf(m);
+    if (!c) continue;
+    const v = checkNameClaim(names, { name: c.name, tenant: DEFAULT_TENANT, principalTenant: null }, []);
+    if (!v.ok) out.push(problemAt(m.src, ['spec', c.field], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare ${c.what} of the default tenant`));
   }
   return out;
+}
+
+/** The name a desired service or redirect row claims (fully qualified), with its manifest label. */
+export function desiredClaim(d: DesiredRow): { name: string; label: string } | undefined {
+  if (d.kind === 'service') return { name: toFqdn(String(d.fields.domain)), label: `Service "${d.key}": domain` };
+  if (d.kind === 'redirect') return { name: toFqdn(ownedName(String(d.fields.host))), label: `Redirect "${d.key}": host ${String(d.fields.host)}, name` };
+  return undefined;
 }
 
 /** Strict ancestors of a fully qualified name, nearest first (`a.b.c.` → `b.c.`, `c.`). */
@@ -42,25 +54,26 @@ function* ancestors(name: string): Generator<string> {
 }
 
 /**
- * Problems of desired git services against other tenants' services created over the REST API: an
- * undelegated name under or above one (first come; the same name is `checkAgainstActual`'s
- * concern, with or without the rules). Each desired name looks only at
+ * Problems of desired git services and redirect rules against other tenants' services and redirect
+ * rules (`foreign`, all created over the REST API): an undelegated name under or above one (first
+ * come; the same name is `checkAgainstActual`'s concern, with or without the rules). Each desired name looks only at
  * the few rows that can overlap it (its ancestors, and a map of every ancestor of a foreign name),
  * so a large repo against many tenant services stays linear. Pure.
  */
-export function foreignNameProblems(desired: readonly DesiredRow[], foreign: readonly ServiceRow[], names: NameRules): string[] {
+export function foreignNameProblems(desired: readonly DesiredRow[], foreign: readonly NamedService[], names: NameRules): string[] {
   const out: string[] = [];
   if (foreign.length === 0) return out;
-  const byName = new Map<string, ServiceRow>();
-  const below = new Map<string, ServiceRow>();
+  const byName = new Map<string, NamedService>();
+  const below = new Map<string, NamedService>();
   for (const s of foreign) {
     const d = toFqdn(s.domain);
     byName.set(d, s);
     for (const a of ancestors(d)) if (!below.has(a)) below.set(a, s);
   }
   for (const d of desired) {
-    if (d.kind !== 'service') continue;
-    const n = toFqdn(String(d.fields.domain));
+    const claim = desiredClaim(d);
+    if (!claim) continue;
+    const n = claim.name;
     if (byName.has(n)) continue;
     const near: NamedService[] = [];
     const under = below.get(n);
@@ -68,7 +81,8 @@ export function foreignNameProblems(desired: readonly DesiredRow[], foreign: rea
     for (const a of ancestors(n)) { const s = byName.get(a); if (s) near.push(s); }
     if (near.length === 0) continue;
     const v = checkNameClaim(names, { name: n, tenant: DEFAULT_TENANT, principalTenant: null }, near);
-    if (!v.ok) out.push(`${d.source ?? '(unknown file)'}: Service "${d.key}": domain ${n} is not available: a service of another tenant is at, under or above it`);
+    const what = near.some((s) => s.kind === 'redirect') ? 'a service or redirect rule' : 'a service';
+    if (!v.ok) out.push(`${d.source ?? '(unknown file)'}: ${claim.label} ${n} is not available: ${what} of another tenant is at, under or above it`);
   }
   return out;
 }

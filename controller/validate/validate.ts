@@ -5,8 +5,9 @@ import { describeSchemaError, sortProblemStrings } from '../../runtime/config/pr
 import { loadSchema } from '../../runtime/paths.js';
 import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { DEFAULT_TENANT, type ServiceRow } from '../../runtime/model/types.js';
-import { toFqdn } from '../../runtime/tenancy/names.js';
-import { foreignNameProblems, manifestNameProblems } from './names.js';
+import { toFqdn, type NamedService } from '../../runtime/tenancy/names.js';
+import { REDIRECT_KIND, redirectClaim, type RedirectRow } from '../../runtime/redirect/rules.js';
+import { desiredClaim, foreignNameProblems, manifestNameProblems } from './names.js';
 import type { DesiredRow } from '../plan/types.js';
 import { lineOf } from '../../runtime/config/yaml-source.js';
 import { manifestKind, manifestKindNames, type ValidationEnv } from '../load/kinds.js';
@@ -15,7 +16,7 @@ import '../load/index.js';
 
 // verbose: errors carry the failing schema and value, so messages can name what was expected
 const ajv = addProjectFormats(new Ajv({ allErrors: true, useDefaults: false, strict: false, verbose: true }));
-for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-txt.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
+for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-redirects.v1.schema.json', 'api-txt.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
 const envelope = ajv.getSchema('manifest.v1.schema.json')!;
 const compiled = new Map<string, ValidateFunction>();
 
@@ -102,27 +103,47 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
 
 /**
  * Checks desired rows against the running state: a git service may not take a domain already
- * served by a REST-owned service, nor, with `env.names`, an undelegated name under or above
- * another tenant's service (docs/api.md "Name ownership"). Returns problems naming the manifest
- * file; another tenant's service is never named (tenant roles read GitOps status). Pure.
+ * served by a REST-owned service, nor a git redirect rule a host a REST-owned rule has; neither
+ * may take the name of another tenant's service or redirect rule, nor, with `env.names`, an
+ * undelegated name under or above one (docs/api.md "Name ownership", docs/redirects.md "Names").
+ * Returns problems naming the manifest file; another tenant's rows are never named (tenant roles
+ * read GitOps status). Pure.
  */
 export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot, env: ValidationEnv = {}): string[] {
   const apiDomains = new Map<string, ServiceRow>();
-  const foreign: ServiceRow[] = [];
+  const apiHosts = new Map<string, RedirectRow>();
+  const foreign: NamedService[] = [];
+  const foreignNames = new Map<string, NamedService>();
+  const addForeign = (n: NamedService) => { foreign.push(n); foreignNames.set(toFqdn(n.domain), n); };
   for (const s of rowsOf<ServiceRow>(actual, 'service').values()) {
     if (s.origin === 'git') continue;
     apiDomains.set(toFqdn(s.domain), s);
-    if (s.tenantId !== DEFAULT_TENANT) foreign.push(s);
+    if (s.tenantId !== DEFAULT_TENANT) addForeign(s);
+  }
+  for (const r of rowsOf<RedirectRow>(actual, REDIRECT_KIND).values()) {
+    if (r.origin === 'git') continue;
+    apiHosts.set(r.host, r);
+    if (r.tenantId !== DEFAULT_TENANT) addForeign(redirectClaim(r));
   }
   const out: string[] = [];
   for (const d of desired) {
-    if (d.kind !== 'service') continue;
-    const taken = apiDomains.get(toFqdn(String(d.fields.domain)));
-    if (!taken) continue;
-    const where = `${d.source ?? '(unknown file)'}: Service "${d.key}": domain ${String(d.fields.domain)}`;
-    out.push(taken.tenantId === DEFAULT_TENANT
-      ? `${where} is already served by service "${taken.name}" created over the REST API; delete it there first`
-      : `${where} is not available: a service of another tenant uses it`);
+    const claim = desiredClaim(d);
+    if (!claim) continue;
+    const where = `${d.source ?? '(unknown file)'}: ${claim.label} ${claim.name}`;
+    if (d.kind === 'service') {
+      const taken = apiDomains.get(claim.name);
+      if (taken) {
+        out.push(taken.tenantId === DEFAULT_TENANT
+          ? `${where} is already served by service "${taken.name}" created over the REST API; delete it there first`
+          : `${where} is not available: a service of another tenant uses it`);
+        continue;
+      }
+    } else {
+      const taken = apiHosts.get(String(d.fields.host));
+      if (taken && taken.tenantId === DEFAULT_TENANT) { out.push(`${where} already has a redirect rule created over the REST API (${taken.id}); delete it there first`); continue; }
+    }
+    const other = foreignNames.get(claim.name);
+    if (other) out.push(`${where} is not available: a ${other.kind === 'redirect' ? 'redirect rule' : 'service'} of another tenant uses it`);
   }
   if (env.names) out.push(...foreignNameProblems(desired, foreign, env.names));
   out.push(...txtAgainstActual(desired, actual));

@@ -4,6 +4,8 @@
  */
 export const PERMISSIONS = [
   'pools:read', 'pools:write',
+  // HTTP redirect rules (docs/redirects.md)
+  'redirects:read', 'redirects:write',
   'users:read', 'users:write',
   'settings:read', 'settings:write',
   'gitops:read', 'gitops:write',
@@ -28,10 +30,10 @@ export type Role = 'tenant_admin' | 'operator' | 'viewer';
 export const ROLES: readonly Role[] = ['tenant_admin', 'operator', 'viewer'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
   // "read-only on all resources of the tenant" (gslb-config-auth.md §5.4) includes its users
-  viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
+  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read'],
 };
 
 /**

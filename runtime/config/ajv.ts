@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseDuration } from './duration.js';
 import { isDomainName, isFqdn, isIpAddress, isIpv4Address, parseCidr, scopeIdOf } from '../net/ip.js';
-import { isHttpUrl, isPrintableName } from './text-rules.js';
+import { isHttpUrl, isPrintableName, isRedirectHost } from './text-rules.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats = addFormatsModule as unknown as // reason: CommonJS default export seen through NodeNext
@@ -10,7 +10,7 @@ const addFormats = addFormatsModule as unknown as // reason: CommonJS default ex
 
 /**
  * Adds the project's formats to an ajv instance (also used as a fastify ajv plugin): duration, ip,
- * ipv4, cidr, domain, fqdn, http-url, printable.
+ * ipv4, cidr, domain, fqdn, http-url, printable, redirect-host.
  */
 export function addProjectFormats(ajv: Ajv): Ajv {
   addFormats(ajv, ['uri', 'email', 'date-time']);
@@ -23,6 +23,7 @@ export function addProjectFormats(ajv: Ajv): Ajv {
   ajv.addFormat('http-url', { type: 'string', validate: (s: string) => isHttpUrl(s) });
   ajv.addFormat('fqdn', { type: 'string', validate: (s: string) => isFqdn(s) });
   ajv.addFormat('printable', { type: 'string', validate: (s: string) => isPrintableName(s) });
+  ajv.addFormat('redirect-host', { type: 'string', validate: (s: string) => isRedirectHost(s) });
   return ajv;
 }
 
@@ -34,6 +35,7 @@ const FORMAT_RULES: Record<string, string> = {
   domain: 'a valid DNS name',
   'http-url': 'an http or https URL (a port, when given, in 1..65535)',
   fqdn: 'a fully qualified DNS name with a trailing dot, e.g. app.example.com.',
+  'redirect-host': 'a host name without scheme, port or path (www.example.com), or *. and a name (*.example.com); not an IP address',
   printable: 'printable text: no control characters, no invisible format characters (zero-width, bidi overrides or isolates), no line or paragraph separators',
 };
 

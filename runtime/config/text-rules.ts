@@ -35,3 +35,18 @@ export function isHttpUrl(s: string): boolean {
   // `:0` parses (port "0") but names no service; a default port is reported as ''.
   return u.port === '' || (Number(u.port) >= 1 && Number(u.port) <= 65535);
 }
+
+const HOST_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * True for a redirect rule's host (docs/redirects.md): a host name of letters, digits and inner
+ * hyphens, optionally with one trailing dot, optionally a leading `*.` (every name below the
+ * rest); no scheme, port, path, IP literal (the last label has a letter: RFC 3696 §2) or
+ * underscore. At most 253 characters without the dot.
+ */
+export function isRedirectHost(s: string): boolean {
+  const name = (s.startsWith('*.') ? s.slice(2) : s).replace(/\.$/, '');
+  if (name.length === 0 || name.length > 253) return false;
+  const labels = name.split('.');
+  return labels.every((l) => HOST_LABEL.test(l)) && /[A-Za-z]/.test(labels.at(-1)!);
+}

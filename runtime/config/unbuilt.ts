@@ -30,7 +30,6 @@ const given = (v: string | undefined) => v !== undefined && v !== '';
 /** One row per key; `bgp.*` and `dns.axfr.*` have several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
   { path: ['backup', 'enabled'], feature: 'backups are', isSet: (c) => c.backup.enabled },
-  { path: ['redirect', 'enabled'], feature: 'the HTTP redirect listener is', isSet: (c) => c.redirect.enabled },
   { path: ['bgp', 'enabled'], feature: 'BGP is', isSet: (c) => c.bgp.enabled },
   {
     path: ['bgp', 'peers'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.peers),

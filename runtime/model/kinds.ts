@@ -62,6 +62,8 @@ registerKind({ kind: 'georule', order: 40, parent: { field: 'poolId', kind: 'poo
 registerKind({ kind: 'service', order: 50, label: (r) => `service "${f(r, 'name')}"` });
 // A TXT record set at one name (docs/dns.md "TXT records").
 registerKind({ kind: 'txtrecord', order: 55, label: (r) => `TXT record ${f(r, 'name')}` });
+// HTTP redirect rules (docs/redirects.md): one row per host, no parent.
+registerKind({ kind: 'redirect', order: 56, label: (r) => `redirect ${f(r, 'host')}` });
 // The auth part's rows (docs/auth.md "Storage"). Users and keys name their tenant in `tenantId`
 // but are not registered as its children: the `default` tenant is built in (not a row, so a new
 // database has no rows at all), config sync must not drop a user of it, and tenants are never

@@ -15,8 +15,8 @@ export interface NameRules {
   reserved: ReadonlySet<string>;
 }
 
-/** A service row as far as name ownership is concerned. */
-export interface NamedService { id: string; name: string; domain: string; tenantId: string; origin?: string }
+/** A service row (or a redirect rule, `kind: 'redirect'`, runtime/redirect/rules.ts) as far as name ownership is concerned. */
+export interface NamedService { id: string; name: string; domain: string; tenantId: string; origin?: string; kind?: string }
 
 /** Why a claim was refused: the status the REST API answers with follows from it. */
 export type NameRefusal = 'Reserved' | 'NotDelegated' | 'DelegationRequired' | 'Taken' | 'Unavailable';

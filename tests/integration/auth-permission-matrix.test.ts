@@ -7,9 +7,9 @@ import type { RouteAccess } from '../../runtime/auth/route-registry.js';
 // gslb-config-auth.md §5.4 written out independently of runtime/auth/permissions.ts, so a change
 // to the code's table that breaks the spec fails here.
 const SPEC: Record<string, string[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
-  operator: ['pools:read', 'pools:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
-  viewer: ['pools:read', 'users:read', 'gitops:read', 'cluster:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
+  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read'],
 };
 
 // Routes whose permission the spec fixes (or docs/auth.md decides): a route that declares
@@ -34,6 +34,9 @@ const DECLARED: Record<string, string> = {
   'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
   // form-service keys (docs/forms.md): a tenant_admin makes them, an operator may list them
   'GET /api/v1/apikeys': 'apikeys:read', 'POST /api/v1/apikeys': 'apikeys:write', 'DELETE /api/v1/apikeys/:id': 'apikeys:write',
+  // HTTP redirect rules (docs/redirects.md): read like pools, written by tenant_admin and operator
+  'GET /api/v1/redirects': 'redirects:read', 'POST /api/v1/redirects': 'redirects:write', 'GET /api/v1/redirects/:id': 'redirects:read',
+  'PUT /api/v1/redirects/:id': 'redirects:write', 'DELETE /api/v1/redirects/:id': 'redirects:write',
 };
 
 // Public auth routes: the same answer for everybody (setup is done, single sign-on and mail are off).
@@ -111,6 +114,8 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         ids.users = (await ok('POST', '/api/v1/users', { email: `spare-${uniq()}@${tenant}.test`, password: 'spare-pass-1', role: 'viewer' }, h)).userId;
       } else if (url.startsWith('/api/v1/apikeys')) {
         ids.apikeys = (await ok('POST', `/api/v1/apikeys?tenant=${tenant}`, { name: `spare-${uniq()}`, scopes: ['forms:read'] })).id;
+      } else if (url.startsWith('/api/v1/redirects')) {
+        ids.redirects = (await ok('POST', '/api/v1/redirects', { host: `r-${uniq()}.${tenant}.example.test`, target: 'https://target.example.org/' }, h)).id;
       } else if (url.startsWith('/api/v1/tenants')) {
         ids.keyId = (await ok('POST', `/api/v1/tenants/${tenant}/apikeys`, { name: 'spare' })).id;
       } else {
@@ -135,6 +140,8 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         'PUT /api/v1/services/:id': { name: `rs-${u}`, domain: `rs-${u}.example.test.`, poolId: ids.pools },
         'POST /api/v1/dns/txt': { name: `_n-${u}.${ids.zone}`, values: ['v'] }, 'PUT /api/v1/dns/txt/:id': { name: `_r-${u}.${ids.zone}`, values: ['w'] },
         'PUT /api/v1/pools/:id/healthcheck': { type: 'tcp', port: 81 }, 'POST /api/v1/pools/:id/georules': { cidr: '10.1.0.0/16', endpoint: '127.0.0.10' },
+        'POST /api/v1/redirects': { host: `nr-${u}.example.test`, target: 'https://new.example.org/' },
+        'PUT /api/v1/redirects/:id': { host: `rr-${u}.example.test`, target: 'https://changed.example.org/', code: 301 },
         'POST /api/v1/users': { email: `new-${u}@x.test`, password: 'new-pass-12', role: 'viewer' }, 'PUT /api/v1/users/:id': { displayName: `n${u}` },
         'POST /api/v1/tenants': { id: `t-${u}` }, 'POST /api/v1/tenants/:id/apikeys': { name: 'k' },
         'POST /api/v1/auth/login': { email: `nobody-${u}@x.test`, password: 'wrong-pass-1' }, 'POST /api/v1/auth/setup': { email: `s-${u}@x.test`, password: 'setup-pass-1' },
@@ -207,7 +214,7 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
           if (tenant !== null && r.method === 'GET' && res.status === 200) {
             const other = tenant === 'default' ? 'acme' : 'default';
             const text = JSON.stringify(res.body);
-            if (text.includes(`"tenantId":"${other}"`) || text.includes(`@${other}.test`) || text.includes(`.${other}.example.test.`)) {
+            if (text.includes(`"tenantId":"${other}"`) || text.includes(`@${other}.test`) || text.includes(`.${other}.example.test.`) || text.includes(`.${other}.example.test"`)) {
               failures.push(`${key} as ${who} leaks rows of tenant ${other}`);
             }
           }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig } from '../helpers/dns-tools.js';
+import { tenantKey as makeTenantKey } from '../helpers/tenants.js';
 
 // Name ownership across tenants (docs/api.md "Name ownership"): two tenants, the system key, the
 // real HTTP server and real `dig`. Tenant `alpha` owns the delegated suffix alpha.example.test.
@@ -22,12 +23,7 @@ const config = (delegations: unknown[], requireDelegation = false) => ({
 type H = Record<string, string>;
 
 /** A tenant and a key for it, made with the system key. */
-async function tenantKey(d: TestDaemon, id: string): Promise<H> {
-  assert.equal((await api(d.url, 'POST', '/api/v1/tenants', { id }, sys)).status, 201);
-  const k = await api(d.url, 'POST', `/api/v1/tenants/${id}/apikeys`, { name: 'test' }, sys);
-  assert.equal(k.status, 201);
-  return { authorization: `Bearer ${k.body.key as string}` };
-}
+const tenantKey = (d: TestDaemon, id: string): Promise<H> => makeTenantKey(d, id, sys);
 
 /** A pool with one member, as `h`. */
 async function pool(d: TestDaemon, h: H, ip: string): Promise<string> {

@@ -103,3 +103,34 @@ test('a key of an unbuilt feature stops gslbd and fails gslbctl validate, naming
     assert.ok(!env.stderr.includes('lk-startup-5'));
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('redirect.enabled without redirect.port stops gslbd naming the key; with a port it starts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-redirect-'));
+  try {
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, `database:\n  path: ${join(dir, 'db.sqlite')}\nredirect:\n  enabled: true\n`);
+    const r = await runEntry('gslbd', ['--config', file]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /redirect\.port = \(unset\): required when redirect\.enabled is true/);
+    assert.ok(!/not built yet/.test(r.stderr), r.stderr);
+    const v = await runEntry('gslbctl', ['validate', '--config', file]);
+    assert.equal(v.code, 1);
+    assert.match(`${v.stdout}${v.stderr}`, /redirect\.port/);
+    const [apiPort, dnsPort, redirectPort] = [await freePort(), await freePort(), await freePort()];
+    writeFileSync(file, [
+      `database:\n  path: ${join(dir, 'db.sqlite')}`, `api:\n  enabled: true\n  listenAddr: 127.0.0.1\n  port: ${apiPort}`, `dns:\n  listenAddr: 127.0.0.1\n  port: ${dnsPort}`,
+      `redirect:\n  enabled: true\n  listenAddr: 127.0.0.1\n  port: ${redirectPort}`, 'logging:\n  format: json', '',
+    ].join('\n'));
+    const p = spawnEntry('gslbd', ['--config', file], { GSLB_API_KEY: '' });
+    try {
+      const base = `http://127.0.0.1:${apiPort}/api/v1`;
+      await waitFor(async () => (await fetch(`${base}/health`)).ok, 20000);
+      const created = await fetch(`${base}/redirects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ host: 'old.example.test', target: 'https://new.example.test', code: 301 }) });
+      assert.equal(created.status, 201);
+      const res = await fetch(`http://127.0.0.1:${redirectPort}/x`, { redirect: 'manual' });
+      assert.equal(res.status, 404, 'a host without a rule (fetch sends Host 127.0.0.1)');
+    } finally {
+      p.kill('SIGTERM');
+    }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});

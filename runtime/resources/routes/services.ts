@@ -9,6 +9,7 @@ import { badRequest, conflict, forbidden } from '../../errors.js';
 import { checkNameClaim, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
+import { foreignRedirectClaims } from '../../redirect/ownership.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { ServiceBody } from './types.js';
 
@@ -18,7 +19,7 @@ const tags = ['services'];
 /**
  * Validates what the schema cannot: the pool exists (and is the caller's), and the caller may use
  * the domain (runtime/tenancy/names.ts: reserved names, delegations, one service per name, first
- * come across tenants) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
+ * come across tenants, other tenants' redirect hosts included) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
  */
 function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, tenant: string, selfId?: string): void {
   if (f.poolId !== null) {
@@ -26,7 +27,9 @@ function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serv
     if (!pool || (req.principal.tenantId !== null && pool.tenantId !== req.principal.tenantId)) throw badRequest(`poolId: pool ${f.poolId} does not exist`);
   }
   const claim = { name: f.domain, tenant, principalTenant: req.principal.tenantId, selfId };
-  const v = checkNameClaim(nameRules(core.config), claim, rowsOf<ServiceRow>(core.holder.current, 'service').values());
+  // other tenants' redirect hosts are names too (docs/redirects.md "Names"); the tenant's own may share the name
+  const named = [...rowsOf<ServiceRow>(core.holder.current, 'service').values(), ...foreignRedirectClaims(core.holder.current, tenant)];
+  const v = checkNameClaim(nameRules(core.config), claim, named);
   if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
 }
 

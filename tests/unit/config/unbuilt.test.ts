@@ -10,7 +10,6 @@ import { ValidationError } from '../../../runtime/errors.js';
 /** One row per key of UNBUILT_KEYS: the key set in a file (on line 3) and the problem it must give. */
 const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'backup.enabled', yaml: 'backup:\n  enabled: true', want: /^config\.yaml:3: backup\.enabled = true: backups are not built yet; remove the key or set it to false/ },
-  { key: 'redirect.enabled', yaml: 'redirect:\n  enabled: true\n  port: 8081', want: /^config\.yaml:3: redirect\.enabled = true: the HTTP redirect listener is not built yet; remove the key or set it to false/ },
   { key: 'bgp.enabled', yaml: 'bgp:\n  enabled: true\n  localASN: 65000\n  routerID: 192.0.2.1', want: /^config\.yaml:3: bgp\.enabled = true: BGP is not built yet; remove the key or set it to false/ },
   { key: 'bgp.peers', yaml: 'bgp:\n  peers: [{remoteASN: 65001, remoteAddr: 192.0.2.2, password: peer-pw}]', want: /^config\.yaml:3: bgp\.peers = \[\{"remoteASN":65001,"remoteAddr":"192\.0\.2\.2"\}\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.nodePrefixes', yaml: 'bgp:\n  nodePrefixes: [192.0.2.0/24]', want: /^config\.yaml:3: bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet; remove the key or leave it empty/ },

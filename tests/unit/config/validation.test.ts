@@ -131,3 +131,10 @@ test('the example config is valid', async () => {
   assert.equal(c.api.enabled, true);
   assert.equal(c.api.listenAddr, '127.0.0.1');
 });
+
+test('the redirect listener is built: enabled with a port is a valid config; a bad listen address is refused', () => {
+  const c = parseConfigText('redirect:\n  enabled: true\n  listenAddr: 127.0.0.1\n  port: 8081\n', 'config.yaml');
+  assert.deepEqual([c.redirect.enabled, c.redirect.listenAddr, c.redirect.port], [true, '127.0.0.1', 8081]);
+  assert.throws(() => parseConfigText('redirect:\n  enabled: true\n  listenAddr: nowhere\n  port: 8081\n', 'config.yaml'),
+    (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:3.*redirect\.listenAddr = "nowhere"/.test(p)));
+});
