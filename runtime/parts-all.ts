@@ -4,6 +4,7 @@
 import './resources/part.js';
 import './demo/part.js';
 import './metrics/part.js';
+import './license/part.js';
 import './auth/part.js';
 import './cluster/part.js';
 import './health/part.js';
@@ -13,3 +14,4 @@ import './mail/part.js';
 import './forms/part.js';
 import './alerts/part.js';
 import '../controller/part.js';
+import './backup/part.js';
