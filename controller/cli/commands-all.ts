@@ -4,3 +4,5 @@ import './gitops-commands.js';
 import './wait.js';
 import './apikey-commands.js';
 import './completion.js';
+import './backup-commands.js';
+import './license-commands.js';

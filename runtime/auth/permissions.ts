@@ -10,6 +10,8 @@ export const PERMISSIONS = [
   'settings:read', 'settings:write',
   'gitops:read', 'gitops:write',
   'cluster:read',
+  // taking a database backup now, and reading the license status (docs/backup.md, docs/license.md)
+  'backups:write', 'license:read',
   // a workspace's form-service API keys (docs/forms.md)
   'apikeys:read', 'apikeys:write',
   // supra-tenant: managing tenants and their legacy API keys (no role has these; system key only)
@@ -20,20 +22,20 @@ export const PERMISSIONS = [
 export type Permission = (typeof PERMISSIONS)[number];
 
 /**
- * Server-wide permissions (docs/security.md): the config repo, its plans and the cluster's nodes
- * belong to the system, not to a tenant. Roles hold them only in the operator tenant
+ * Server-wide permissions (docs/security.md): the config repo, its plans, the cluster's nodes, the
+ * database's backups and the license belong to the system, not to a tenant. Roles hold them only in the operator tenant
  * (`tenancy.operatorTenant`); in every other tenant they are withheld.
  */
-export const SERVER_PERMISSIONS: ReadonlySet<Permission> = new Set(['gitops:read', 'gitops:write', 'cluster:read']);
+export const SERVER_PERMISSIONS: ReadonlySet<Permission> = new Set(['gitops:read', 'gitops:write', 'cluster:read', 'backups:write', 'license:read']);
 
 export type Role = 'tenant_admin' | 'operator' | 'viewer';
 export const ROLES: readonly Role[] = ['tenant_admin', 'operator', 'viewer'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
-  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'backups:write', 'license:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'license:read', 'apikeys:read'],
   // "read-only on all resources of the tenant" (gslb-config-auth.md §5.4) includes its users
-  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read'],
+  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read', 'license:read'],
 };
 
 /**

@@ -2,7 +2,7 @@ import type { Config } from './types.js';
 
 /**
  * Config keys of features that do not exist yet. The schema accepts them (they are specified), but
- * an operator who sets `backup.enabled: true` must not believe the data is protected: until a
+ * an operator who sets `bgp.enabled: true` must not believe routes are announced: until a
  * feature is built, enabling any of its keys stops startup (and `gslbctl validate --config`) with
  * a problem naming the key. Keys left at their defaults stay accepted. The row of a feature is
  * removed in the change that builds it.
@@ -29,7 +29,6 @@ const given = (v: string | undefined) => v !== undefined && v !== '';
 
 /** One row per key; `bgp.*` and `dns.axfr.*` have several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
-  { path: ['backup', 'enabled'], feature: 'backups are', isSet: (c) => c.backup.enabled },
   { path: ['bgp', 'enabled'], feature: 'BGP is', isSet: (c) => c.bgp.enabled },
   {
     path: ['bgp', 'peers'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.peers),
@@ -43,8 +42,6 @@ export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
     path: ['dns', 'axfr', 'tsigKeys'], feature: 'zone transfers (AXFR) are', isSet: (c) => nonEmpty(c.dns.axfr.tsigKeys),
     shown: (c) => c.dns.axfr.tsigKeys.map(({ secret: _secret, ...k }) => k),
   },
-  { path: ['license', 'secret'], feature: 'licensing is', isSet: (c) => given(c.license.secret), shown: () => REDACTED, env: 'GSLB_LICENSE_SECRET' },
-  { path: ['license', 'licenseKey'], feature: 'licensing is', isSet: (c) => given(c.license.licenseKey), shown: () => REDACTED, env: 'GSLB_LICENSE_KEY' },
   { path: ['api', 'webuiPath'], feature: 'the web dashboard is', isSet: (c) => given(c.api.webuiPath) },
 ];
 
@@ -80,13 +77,14 @@ export function checkUnbuilt(c: Config): UnbuiltProblem[] {
 }
 
 /**
- * The unbuilt keys set through the environment (GSLB_LICENSE_SECRET, GSLB_LICENSE_KEY), as
- * problem lines naming the variable: `GSLB_LICENSE_KEY (environment): license.licenseKey =
- * "[redacted]": licensing is not built yet; unset GSLB_LICENSE_KEY`. An empty variable is unset.
+ * The unbuilt keys set through the environment (rows with `env`), as problem lines naming the
+ * variable, never its value: `GSLB_X (environment): x.key = "[redacted]": … not built yet; unset
+ * GSLB_X`. An empty variable is unset. No row has one now (the license variables, the last, belong
+ * to a built feature and are applied by runtime/config/load.ts applyEnvOverrides).
  */
-export function checkUnbuiltEnv(env: NodeJS.ProcessEnv): string[] {
+export function checkUnbuiltEnv(env: NodeJS.ProcessEnv, rows: readonly UnbuiltKey[] = UNBUILT_KEYS): string[] {
   const out: string[] = [];
-  for (const row of UNBUILT_KEYS) {
+  for (const row of rows) {
     if (!row.env || !env[row.env]) continue;
     out.push(`${row.env} (environment): ${row.path.join('.')} = ${JSON.stringify(REDACTED)}: ${row.feature} not built yet; unset ${row.env}`);
   }

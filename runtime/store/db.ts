@@ -26,7 +26,11 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
-function checkParentDir(path: string): void {
+/**
+ * Checks that the folder of a database file exists, is a folder and is writable. Errors:
+ * STORE_OPEN_FAILED naming the path and the problem.
+ */
+export function checkParentDir(path: string): void {
   const dir = dirname(resolve(path));
   let st;
   try {

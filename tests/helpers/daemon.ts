@@ -52,6 +52,8 @@ export async function startTestDaemon(overrides: DeepPartial<Config> & Record<st
   const defaults: Record<string, unknown> = {
     node: { id: 'test-node' },
     database: { path: join(dir, 'gslbd.db') },
+    // on-demand backups (POST /system/backup) land here, never in /var/lib/gslbd
+    backup: { dir: join(dir, 'backups') },
     api: { enabled: true, listenAddr: '127.0.0.1', port: 0 },
     dns: { listenAddr: '127.0.0.1', port: 0 },
     logging: { format: 'json', level: 'debug' },

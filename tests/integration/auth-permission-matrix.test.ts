@@ -7,9 +7,9 @@ import type { RouteAccess } from '../../runtime/auth/route-registry.js';
 // gslb-config-auth.md §5.4 written out independently of runtime/auth/permissions.ts, so a change
 // to the code's table that breaks the spec fails here.
 const SPEC: Record<string, string[]> = {
-  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'apikeys:read', 'apikeys:write'],
-  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'apikeys:read'],
-  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read'],
+  tenant_admin: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'users:write', 'settings:read', 'settings:write', 'gitops:read', 'gitops:write', 'cluster:read', 'backups:write', 'license:read', 'apikeys:read', 'apikeys:write'],
+  operator: ['pools:read', 'pools:write', 'redirects:read', 'redirects:write', 'users:read', 'gitops:read', 'cluster:read', 'license:read', 'apikeys:read'],
+  viewer: ['pools:read', 'redirects:read', 'users:read', 'gitops:read', 'cluster:read', 'license:read'],
 };
 
 // Routes whose permission the spec fixes (or docs/auth.md decides): a route that declares
@@ -31,6 +31,8 @@ const DECLARED: Record<string, string> = {
   'POST /api/v1/auth/totp/setup': 'authenticated', 'POST /api/v1/auth/totp/verify': 'authenticated',
   'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
+  // the database and the license belong to the system (docs/backup.md, docs/license.md)
+  'POST /api/v1/system/backup': 'backups:write', 'GET /api/v1/license': 'license:read',
   'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
   // form-service keys (docs/forms.md): a tenant_admin makes them, an operator may list them
   'GET /api/v1/apikeys': 'apikeys:read', 'POST /api/v1/apikeys': 'apikeys:write', 'DELETE /api/v1/apikeys/:id': 'apikeys:write',
@@ -47,7 +49,7 @@ const PUBLIC_STATUS: Record<string, number> = {
 };
 
 // Server-wide permissions: held by roles of the operator tenant (`default` here) only (docs/security.md).
-const SERVER = new Set(['gitops:read', 'gitops:write', 'cluster:read']);
+const SERVER = new Set(['gitops:read', 'gitops:write', 'cluster:read', 'backups:write', 'license:read']);
 
 type Who = 'none' | 'system' | 'tenant_admin' | 'operator' | 'viewer' | 'legacy_key' | 'acme_admin' | 'acme_operator' | 'acme_viewer' | 'acme_key';
 const WHO: Who[] = ['none', 'system', 'tenant_admin', 'operator', 'viewer', 'legacy_key', 'acme_admin', 'acme_operator', 'acme_viewer', 'acme_key'];
@@ -147,6 +149,7 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         'POST /api/v1/auth/login': { email: `nobody-${u}@x.test`, password: 'wrong-pass-1' }, 'POST /api/v1/auth/setup': { email: `s-${u}@x.test`, password: 'setup-pass-1' },
         'POST /api/v1/auth/totp/verify': { code: '000000' }, 'POST /api/v1/auth/password-reset': { email: 'admin@default.test' },
         'POST /api/v1/auth/password-reset/confirm': { token: 'bogus', password: 'whatever-1' },
+        'POST /api/v1/system/backup': {},
       };
       return bodies[key];
     };

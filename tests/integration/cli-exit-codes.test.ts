@@ -25,6 +25,7 @@ describe('gslbctl exit codes (table, real process)', () => {
     writeFileSync(join(tmp, 'good.yaml'), 'dns: {port: 5353}\n');
     writeFileSync(join(tmp, 'invalid.yaml'), 'dns: {port: 70000}\n');
     writeFileSync(join(tmp, 'db.sqlite'), '');
+    writeFileSync(join(tmp, 'restore.yaml'), `database: {path: ${join(tmp, 'restored.db')}}\n`);
     closed = `http://127.0.0.1:${await freePort()}`;
     d = await startTestDaemon();
     keyed = await startTestDaemon({}, { GSLB_API_KEY: 'right-key-0123456789' });
@@ -45,6 +46,8 @@ describe('gslbctl exit codes (table, real process)', () => {
     { name: 'valid folder, --format json', args: () => ['validate', EXAMPLE, '--format', 'json'], code: 0, out: /^\[\]\n$/ },
     { name: 'completion bash', args: () => ['completion', 'bash'], code: 0, out: /complete -o filenames -F _gslbctl gslbctl/ },
     { name: 'history of a daemon', args: () => ['history', '--server', d.url], code: 0, out: /no revision applied yet/ },
+    { name: 'backup of a daemon', args: () => ['backup', '--server', d.url], code: 0, out: /^backup gslbd-\d{8}T\d{6}\.db \(\d+ bytes\) written to \S+ at / },
+    { name: 'license of a daemon', args: () => ['license', 'show', '--server', d.url], code: 0, out: /^Status: +none .*\nTier: +free\n/ },
     // 1: findings
     { name: 'invalid manifests', args: () => ['validate', join(tmp, 'bad')], code: 1, out: /bad\/services\/broken\.yaml:1:13: apiVersion: expected "gslb\/v1", got "gslb\/v2" \(api-version\)/ },
     { name: 'a YAML syntax error is a finding too', args: () => ['validate', join(tmp, 'syntax')], code: 1, out: /x\.yaml:\d+:\d+: YAML syntax error: .* \(yaml-syntax\)\n$/ },
@@ -67,6 +70,10 @@ describe('gslbctl exit codes (table, real process)', () => {
     { name: 'diff against a file that is no database', args: () => ['diff', EXAMPLE, '--db', join(tmp, 'good.yaml')], code: 2, err: /gslbctl diff: / },
     { name: 'apply without --dry-run', args: () => ['apply', EXAMPLE], code: 2, err: /only --dry-run/ },
     { name: 'explain without a name', args: () => ['explain'], code: 2, err: /usage: explain NAME/ },
+    { name: 'restore without a file', args: () => ['restore'], code: 2, err: /usage: restore FILE/ },
+    { name: 'restore with a config that cannot be read', args: () => ['restore', join(tmp, 'db.sqlite'), '--config', join(tmp, 'nope.yaml')], code: 2, err: /--config .*nope\.yaml: .*cannot read the configuration file/ },
+    { name: 'restore of a file that is no database', args: () => ['restore', join(tmp, 'good.yaml'), '--config', join(tmp, 'restore.yaml')], code: 2, err: /refused, nothing changed: .*good\.yaml is not a readable SQLite database/ },
+    { name: 'license without a subcommand', args: () => ['license'], code: 2, err: /usage: license issue/ },
     { name: 'completion for an unknown shell', args: () => ['completion', 'fish'], code: 2, err: /bash or zsh/ },
     { name: 'a server URL that is no URL', args: () => ['status', '--server', 'not a url'], code: 2, err: /not an http or https URL/ },
     { name: 'a key the daemon refuses (401)', args: () => ['status', '--server', keyed.url], env: { GSLB_API_KEY: 'wrong-key' }, code: 2, err: /HTTP 401/ },
@@ -74,6 +81,8 @@ describe('gslbctl exit codes (table, real process)', () => {
     { name: 'status, nothing listening', args: () => ['status', '--server', closed], code: 3, err: /cannot reach http:\/\/127\.0\.0\.1:\d+/ },
     { name: 'diff, nothing listening', args: () => ['diff', EXAMPLE, '--server', closed], code: 3, err: /cannot reach/ },
     { name: 'reconcile, nothing listening', args: () => ['reconcile', '--server', closed], code: 3, err: /cannot reach/ },
+    { name: 'backup, nothing listening', args: () => ['backup', '--server', closed], code: 3, err: /cannot reach/ },
+    { name: 'license show, nothing listening', args: () => ['license', 'show', '--server', closed], code: 3, err: /cannot reach/ },
   ];
 
   for (const r of rows) {

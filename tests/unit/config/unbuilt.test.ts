@@ -4,12 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseConfigText } from '../../../runtime/config/load.js';
-import { UNBUILT_KEYS } from '../../../runtime/config/unbuilt.js';
+import { UNBUILT_KEYS, checkUnbuiltEnv, type UnbuiltKey } from '../../../runtime/config/unbuilt.js';
 import { ValidationError } from '../../../runtime/errors.js';
 
 /** One row per key of UNBUILT_KEYS: the key set in a file (on line 3) and the problem it must give. */
 const ROWS: { key: string; yaml: string; want: RegExp }[] = [
-  { key: 'backup.enabled', yaml: 'backup:\n  enabled: true', want: /^config\.yaml:3: backup\.enabled = true: backups are not built yet; remove the key or set it to false/ },
   { key: 'bgp.enabled', yaml: 'bgp:\n  enabled: true\n  localASN: 65000\n  routerID: 192.0.2.1', want: /^config\.yaml:3: bgp\.enabled = true: BGP is not built yet; remove the key or set it to false/ },
   { key: 'bgp.peers', yaml: 'bgp:\n  peers: [{remoteASN: 65001, remoteAddr: 192.0.2.2, password: peer-pw}]', want: /^config\.yaml:3: bgp\.peers = \[\{"remoteASN":65001,"remoteAddr":"192\.0\.2\.2"\}\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.nodePrefixes', yaml: 'bgp:\n  nodePrefixes: [192.0.2.0/24]', want: /^config\.yaml:3: bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet; remove the key or leave it empty/ },
@@ -17,11 +16,9 @@ const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'dns.axfr.enabled', yaml: 'dns:\n  axfr:\n    enabled: true', want: /^config\.yaml:4: dns\.axfr\.enabled = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.requireTsig', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: /^config\.yaml:4: dns\.axfr\.requireTsig = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.tsigKeys', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: xfr.example.test, secret: c2VjcmV0LXRzaWc=}]', want: /^config\.yaml:4: dns\.axfr\.tsigKeys = \[\{"name":"xfr\.example\.test".*: zone transfers \(AXFR\) are not built yet; remove the key or leave it empty/ },
-  { key: 'license.secret', yaml: 'license:\n  secret: file-secret-1', want: /^config\.yaml:3: license\.secret = "\[redacted\]": licensing is not built yet; remove the key$/ },
-  { key: 'license.licenseKey', yaml: 'license:\n  licenseKey: file-key-2', want: /^config\.yaml:3: license\.licenseKey = "\[redacted\]": licensing is not built yet; remove the key$/ },
   { key: 'api.webuiPath', yaml: 'api:\n  webuiPath: /srv/gslb-ui', want: /^config\.yaml:3: api\.webuiPath = "\/srv\/gslb-ui": the web dashboard is not built yet; remove the key$/ },
 ];
-const SECRETS = ['peer-pw', 'c2VjcmV0LXRzaWc=', 'file-secret-1', 'file-key-2'];
+const SECRETS = ['peer-pw', 'c2VjcmV0LXRzaWc='];
 
 function problemsOf(yaml: string): string[] {
   try {
@@ -51,51 +48,52 @@ for (const row of ROWS) {
 test('keys at their defaults, spelled out or left out, stay accepted', () => {
   const rows = [
     '',
-    'backup: {enabled: false, dir: /var/backups/gslbd, interval: 2h, keep: 3}',
+    'bgp: {enabled: false}',
     'redirect: {enabled: false, listenAddr: 127.0.0.1}',
     'bgp: {enabled: false, peers: [], nodePrefixes: [], poolPrefixes: [], localASN: 65000, routerID: 192.0.2.1}',
     'dns: {axfr: {enabled: false, requireTsig: false, tsigKeys: []}}',
-    'license: {}',
-    'license: {secret: "", licenseKey: ""}',
     'api: {webuiPath: ""}',
   ];
   for (const yaml of rows) assert.deepEqual(problemsOf(yaml), [], yaml);
 });
 
 test('every unbuilt key is reported at once, with the other problems', () => {
-  const problems = problemsOf('dns:\n  port: 70000\nbackup:\n  enabled: true\nbgp:\n  enabled: true\n');
+  const problems = problemsOf('dns:\n  port: 70000\napi:\n  webuiPath: /srv/ui\nbgp:\n  enabled: true\n');
   assert.ok(problems.some((p) => /dns\.port = 70000/.test(p)));
-  assert.ok(problems.some((p) => /backup\.enabled = true: backups are not built yet/.test(p)));
+  assert.ok(problems.some((p) => /api\.webuiPath = "\/srv\/ui": the web dashboard is not built yet/.test(p)));
   assert.ok(problems.some((p) => /bgp\.enabled = true: BGP is not built yet/.test(p)));
 });
 
-test('license keys from the environment are refused, naming the variable and not the value', () => {
+test('built features are accepted: backups and the license keys, in the file and from the environment', () => {
+  for (const yaml of ['backup: {enabled: true, dir: /var/backups/gslbd, interval: 2h, keep: 3}', 'license: {secret: file-secret-1, licenseKey: file-key-2}']) {
+    assert.deepEqual(problemsOf(yaml), [], yaml);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-unbuilt-'));
   try {
     const file = join(dir, 'c.yaml');
-    writeFileSync(file, 'node: {id: n1}\n');
-    const rows: { env: NodeJS.ProcessEnv; want: RegExp[] }[] = [
-      { env: {}, want: [] },
-      { env: { GSLB_LICENSE_SECRET: '' }, want: [] },
-      { env: { GSLB_LICENSE_SECRET: 'env-secret-3' }, want: [/^GSLB_LICENSE_SECRET \(environment\): license\.secret = "\[redacted\]": licensing is not built yet; unset GSLB_LICENSE_SECRET$/] },
-      { env: { GSLB_LICENSE_KEY: 'env-key-4' }, want: [/^GSLB_LICENSE_KEY \(environment\): license\.licenseKey = "\[redacted\]": licensing is not built yet; unset GSLB_LICENSE_KEY$/] },
-      { env: { GSLB_LICENSE_SECRET: 'env-secret-3', GSLB_LICENSE_KEY: 'env-key-4' }, want: [/^GSLB_LICENSE_SECRET/, /^GSLB_LICENSE_KEY/] },
-    ];
-    for (const row of rows) {
-      let problems: string[] = [];
-      try { loadConfig(file, row.env); } catch (err) { assert.ok(err instanceof ValidationError); problems = err.problems; }
-      assert.equal(problems.length, row.want.length, JSON.stringify(row.env));
-      row.want.forEach((w, i) => assert.match(problems[i]!, w));
-      assert.ok(!problems.join('\n').includes('env-secret-3') && !problems.join('\n').includes('env-key-4'));
-    }
-    // a bad file and a variable: both listed, the file's first
-    writeFileSync(file, 'backup:\n  enabled: true\n');
-    let problems: string[] = [];
-    try { loadConfig(file, { GSLB_LICENSE_KEY: 'env-key-4' }); } catch (err) { problems = (err as ValidationError).problems; }
-    assert.equal(problems.length, 2, problems.join('\n'));
-    assert.match(problems[0]!, /c\.yaml:2: backup\.enabled = true/);
-    assert.match(problems[1]!, /^GSLB_LICENSE_KEY \(environment\)/);
+    writeFileSync(file, 'node: {id: n1}\nlicense: {secret: file-secret-1, licenseKey: file-key-2}\n');
+    const c = loadConfig(file, { GSLB_LICENSE_SECRET: 'env-secret-3', GSLB_LICENSE_KEY: 'env-key-4' });
+    assert.deepEqual(c.license, { secret: 'env-secret-3', licenseKey: 'env-key-4' });
+    // an empty variable is unset: the file's value stays
+    assert.deepEqual(loadConfig(file, { GSLB_LICENSE_SECRET: '', GSLB_LICENSE_KEY: '' }).license, { secret: 'file-secret-1', licenseKey: 'file-key-2' });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('an unbuilt key with an environment variable is refused, naming the variable and not the value', () => {
+  const row: UnbuiltKey = { path: ['x', 'token'], feature: 'the x feature is', isSet: () => false, env: 'GSLB_X_TOKEN' };
+  const rows: { env: NodeJS.ProcessEnv; want: RegExp[] }[] = [
+    { env: {}, want: [] },
+    { env: { GSLB_X_TOKEN: '' }, want: [] },
+    { env: { GSLB_X_TOKEN: 'env-token-5' }, want: [/^GSLB_X_TOKEN \(environment\): x\.token = "\[redacted\]": the x feature is not built yet; unset GSLB_X_TOKEN$/] },
+  ];
+  for (const r of rows) {
+    const problems = checkUnbuiltEnv(r.env, [row]);
+    assert.equal(problems.length, r.want.length, JSON.stringify(r.env));
+    r.want.forEach((w, i) => assert.match(problems[i]!, w));
+    assert.ok(!problems.join('\n').includes('env-token-5'));
+  }
+  // the real table: no variable of a built feature is refused
+  assert.deepEqual(checkUnbuiltEnv({ GSLB_LICENSE_SECRET: 'env-secret-3', GSLB_LICENSE_KEY: 'env-key-4' }), []);
 });

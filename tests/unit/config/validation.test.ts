@@ -116,10 +116,7 @@ test('health.type accepts all five check types', () => {
 
 test('environment overrides win over the file for the license keys', async () => {
   const { applyEnvOverrides } = await import('../../../runtime/config/load.js');
-  // license keys in a file are refused while licensing is unbuilt (runtime/config/unbuilt.ts), so the
-  // file's values are put in after validation
-  const file = parseConfigText('');
-  file.license = { secret: 'file-secret', licenseKey: 'file-key' };
+  const file = parseConfigText('license: {secret: file-secret, licenseKey: file-key}');
   const c = applyEnvOverrides(file, { GSLB_LICENSE_SECRET: 'env-secret', GSLB_LICENSE_KEY: 'env-key' });
   assert.equal(c.license.secret, 'env-secret');
   assert.equal(c.license.licenseKey, 'env-key');
