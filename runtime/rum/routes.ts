@@ -51,7 +51,8 @@ export const rumRoutes = (core: Core, r: RumRuntime) => async (app: FastifyInsta
       try { done(null, JSON.parse(body as string)); } catch { done(badRequest('the body is not JSON'), undefined); }
     });
     scope.post<{ Body: IngestBody }>('/rum/ingest', {
-      config: { public: true },
+      // beacons are anonymous, frequent and change no configuration: not audited (docs/rum.md)
+      config: { public: true, noAudit: true },
       schema: {
         operationId: 'ingestRumBeacon', summary: 'Latency samples from a browser (rum.js)', tags, body: ingestBody,
         description: 'Per source address 2 requests a second, burst 10 (429 with Retry-After past it). Samples for addresses outside the service\'s pool, without a rumUrl, or with a latency outside (0, 60000] ms are refused one by one.',
