@@ -15,4 +15,10 @@ export interface ClusterState {
   config: () => { enabled: boolean; lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined };
   /** runs the health catch-up now (tests; reconnect) */
   catchUp: () => Promise<void>;
+  /**
+   * A topic shared with the other nodes (`svc.<topic>.<cluster>`): peers' messages go to `onPeer`;
+   * the returned function publishes one, stamped with this node's id. Without a cluster it
+   * publishes nothing and nothing arrives. Messages are best effort (no stream, no replay).
+   */
+  channel: <T extends { node: string }>(topic: string, onPeer: (msg: T) => void) => (msg: Omit<T, 'node'>) => void;
 }

@@ -16,6 +16,7 @@ import { startConfigSync } from './config-sync.js';
 import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { clusterRoutes } from './routes.js';
+import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
 
 declare module '../ports.js' {
@@ -54,6 +55,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     connected: () => false, live, peers, gitLeader: ALWAYS_LEADER,
     config: () => ({ enabled: false, lastSeq: 0, lastRevision: '', outbox: 0, stalled: undefined }),
     catchUp: async () => {},
+    channel: () => () => undefined,
   };
   core.ports.cluster = state;
   core.ports.gitLeader = ALWAYS_LEADER;
@@ -63,6 +65,18 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   const log = core.log.child({ component: 'cluster' });
   const link = new NatsLink(connectOptions(core.config), cfg.nats.jetStream.domain, log, metrics);
   state.connected = () => link.up;
+  state.channel = <T extends { node: string }>(topic: string, onPeer: (msg: T) => void) => {
+    const subject = `svc.${topic}.${names.clusterToken}`;
+    subscribePeers<T>(link, subject, names.node, (m) => { metrics.received.inc({ type: topic }); onPeer(m); });
+    const enc = new TextEncoder();
+    return (msg: Omit<T, 'node'>) => {
+      if (!link.up || !link.nc) return;
+      try {
+        link.nc.publish(subject, enc.encode(JSON.stringify({ ...msg, node: names.node })));
+        metrics.published.inc({ type: topic });
+      } catch { /* best effort: a lost batch is a few samples */ }
+    };
+  };
   const sessionTtl = parseDuration(core.config.auth.sessionTTL) ?? 86_400_000;
   const sessions = new KvSessionStore(link, () => link.bucket(names.sessionsBucket, { ttl: sessionTtl }), metrics, names.sessionsBucket);
   core.sessions = sessions;

@@ -2,13 +2,15 @@
 // `npm run bench`: runs every benchmark script in tests/bench/ that exists, one after another.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-const names = ['api', 'dns', 'health', 'gitops', 'forms'];
+const names = ['api', 'dns', 'health', 'gitops', 'forms', 'rum'];
+// the scripts that need flags of their own
+const FLAGS = { rum: ['--expose-gc'] };
 let failed = 0;
 for (const n of names) {
   const file = `tests/bench/${n}.ts`;
   if (!existsSync(file)) continue;
   console.log(`\n=== bench:${n}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [...(FLAGS[n] ?? []), '--import', 'tsx', file], { stdio: 'inherit' });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);
