@@ -1,0 +1,123 @@
+import type { Config } from '../config/types.js';
+import type { GenericRow } from '../model/types.js';
+import { rowsOf } from '../snapshot/snapshot.js';
+import { nameRules, unservedReason } from '../tenancy/names.js';
+import { TYPE } from './wire-reply.js';
+import type { Zone, ZoneIndex } from './zone-index.js';
+
+/**
+ * One record of a zone as a transfer sends it. `rel` is the owner's labels below the zone apex in
+ * wire form without the terminating zero (empty for the apex); records of one owner share the
+ * same `rel` object, so an encoder can point at the previous owner.
+ */
+export interface ZoneRecord { rel: Buffer; type: number; ttl: number; rdata: Buffer }
+
+/** A text record row (kind `txtrecord`), read generically from the snapshot. */
+interface TxtRow extends GenericRow { name: string; values: string[]; ttl: number }
+
+/** Largest TXT RDATA a transfer message can carry next to its header and TSIG. */
+const MAX_TXT_RDATA = 65000;
+
+const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
+
+/** One TXT value as RDATA: its UTF-8 bytes in character-strings of at most 255 octets (RFC 1035 §3.3.14). */
+export function txtRdata(value: string): Buffer {
+  const bytes = Buffer.from(value, 'utf8');
+  const parts = Math.max(1, Math.ceil(bytes.length / 255));
+  const out = Buffer.alloc(bytes.length + parts);
+  let o = 0;
+  for (let i = 0; i < parts; i++) {
+    const chunk = bytes.subarray(i * 255, (i + 1) * 255);
+    out[o++] = chunk.length;
+    o += chunk.copy(out, o);
+  }
+  return out;
+}
+
+/** Owner labels below `zone` in wire form (no terminating zero); `name` is at or under `zone`. */
+function relativeWire(name: string, zone: string): Buffer {
+  const rel = name.slice(0, name.length - zone.length).replace(/\.$/, '');
+  if (rel === '') return Buffer.alloc(0);
+  const labels = rel.split('.');
+  const out = Buffer.alloc(labels.reduce((n, l) => n + Buffer.byteLength(l, 'latin1') + 1, 0));
+  let o = 0;
+  for (const l of labels) { out[o++] = l.length; o += out.write(l, o, 'latin1'); }
+  return out;
+}
+
+/** Canonical order (RFC 4034 §6.1) of names under one apex: labels compared from the right. */
+const sortKey = (name: string, zone: string) => name.slice(0, name.length - zone.length).replace(/\.$/, '').split('.').reverse().join('\u0000');
+
+interface Owner { key: string; rel: Buffer; a: Buffer[]; aaaa: Buffer[]; aTtl: number; txt: Buffer[]; txtTtl: number }
+
+/**
+ * The records of one served zone, in the order a transfer sends them (gslb-config-auth.md §2
+ * `dns.axfr`): the SOA; the apex NS records (`dns.nsNames`); then every owner name in canonical
+ * order with its A, AAAA and TXT records; the SOA again. A and AAAA: every service of the zone
+ * with at least one enabled member of weight above 0 (health is ignored), one record per distinct
+ * address, with the service TTL. TXT: the `txtrecord` rows at or under the zone, one record per
+ * distinct value; rows at one name share the smallest of their TTLs (RFC 2181 §5.2). Services and
+ * text records the tenancy rules leave out (runtime/tenancy/names.ts) are left out here too.
+ * Pure and deterministic: the same index gives the same list.
+ */
+export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
+  const owners = new Map<string, Owner>();
+  const ownerOf = (name: string): Owner => {
+    let o = owners.get(name);
+    if (!o) owners.set(name, (o = { key: sortKey(name, zone.name), rel: relativeWire(name, zone.name), a: [], aaaa: [], aTtl: 0, txt: [], txtTtl: Infinity }));
+    return o;
+  };
+  for (const [name, svc] of ix.services) {
+    if (svc.zone !== zone || svc.plan.members.length === 0) continue;
+    const o = ownerOf(name);
+    o.aTtl = svc.plan.ttl;
+    const seen = new Set<string>();
+    for (const m of svc.plan.members) {
+      if (seen.has(m.ip)) continue;
+      seen.add(m.ip);
+      (m.family === 4 ? o.a : o.aaaa).push(m.rdata);
+    }
+  }
+  const rules = nameRules(cfg);
+  for (const row of rowsOf<TxtRow>(ix.snapshot, 'txtrecord').values()) {
+    if (typeof row.name !== 'string' || !Array.isArray(row.values)) continue;
+    const name = fqdn(row.name);
+    if (!isUnder(name, zone.name)) continue;
+    if (unservedReason(rules, { id: row.id, name, domain: name, tenantId: row.tenantId, origin: row.origin }) !== undefined) continue;
+    const o = ownerOf(name);
+    o.txtTtl = Math.min(o.txtTtl, Number(row.ttl) >>> 0);
+    const have = new Set(o.txt.map((b) => b.toString('latin1')));
+    for (const v of row.values) {
+      const rd = txtRdata(String(v));
+      if (rd.length > MAX_TXT_RDATA || have.has(rd.toString('latin1'))) continue;
+      have.add(rd.toString('latin1'));
+      o.txt.push(rd);
+    }
+  }
+  const apex: Buffer = Buffer.alloc(0);
+  const out: ZoneRecord[] = [{ rel: apex, type: TYPE.SOA, ttl: 3600, rdata: zone.soa }];
+  for (const ns of zone.ns) out.push({ rel: apex, type: TYPE.NS, ttl: 3600, rdata: ns });
+  const sorted = [...owners.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  for (const o of sorted) {
+    const rel = o.key === '' ? apex : o.rel;
+    for (const rd of o.a) out.push({ rel, type: TYPE.A, ttl: o.aTtl, rdata: rd });
+    for (const rd of o.aaaa) out.push({ rel, type: TYPE.AAAA, ttl: o.aTtl, rdata: rd });
+    for (const rd of o.txt) out.push({ rel, type: TYPE.TXT, ttl: o.txtTtl, rdata: rd });
+  }
+  out.push({ rel: apex, type: TYPE.SOA, ttl: 3600, rdata: zone.soa });
+  return out;
+}
+
+const cache = new WeakMap<Zone, ZoneRecord[]>();
+
+/**
+ * `buildZoneRecords`, kept per Zone object: an index rebuilds its zones (with the next serial)
+ * whenever a DNS table changes, so a zone object stands for one content, and later transfers at
+ * the same serial reuse the list and send the same bytes.
+ */
+export function zoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
+  let r = cache.get(zone);
+  if (!r) cache.set(zone, (r = buildZoneRecords(ix, zone, cfg)));
+  return r;
+}
