@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from '../config/types.js';
 import type { GenericRow } from '../model/types.js';
 import { rowsOf } from '../snapshot/snapshot.js';
@@ -51,6 +52,42 @@ const sortKey = (name: string, zone: string) => name.slice(0, name.length - zone
 
 interface Owner { key: string; rel: Buffer; a: Buffer[]; aaaa: Buffer[]; aTtl: number; txt: Buffer[]; txtTtl: number }
 
+/** Items (owners, rows, comparisons / 8) handled between two yields of the builder. */
+const SLICE = 2048;
+
+const byKey = (x: Owner, y: Owner) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+
+/**
+ * Sorts owners by key in slices: sorted runs of SLICE owners, then pairwise merges, yielding
+ * between slices of work, so a zone of 100,000 names never holds the event loop for long.
+ */
+function* sortOwners(list: Owner[]): Generator<void, Owner[]> {
+  let runs: Owner[][] = [];
+  for (let i = 0; i < list.length; i += SLICE) { runs.push(list.slice(i, i + SLICE).sort(byKey)); yield; }
+  while (runs.length > 1) {
+    const next: Owner[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      const a = runs[r]!;
+      const b = runs[r + 1];
+      if (!b) { next.push(a); continue; }
+      const out: Owner[] = new Array<Owner>(a.length + b.length);
+      let x = 0;
+      let y = 0;
+      let k = 0;
+      while (x < a.length && y < b.length) {
+        out[k++] = byKey(a[x]!, b[y]!) <= 0 ? a[x++]! : b[y++]!;
+        if ((k & (SLICE * 8 - 1)) === 0) yield;
+      }
+      while (x < a.length) out[k++] = a[x++]!;
+      while (y < b.length) out[k++] = b[y++]!;
+      next.push(out);
+      yield;
+    }
+    runs = next;
+  }
+  return runs[0] ?? [];
+}
+
 /**
  * The records of one served zone, in the order a transfer sends them (gslb-config-auth.md §2
  * `dns.axfr`): the SOA; the apex NS records (`dns.nsNames`); then every owner name in canonical
@@ -59,16 +96,19 @@ interface Owner { key: string; rel: Buffer; a: Buffer[]; aaaa: Buffer[]; aTtl: n
  * address, with the service TTL. TXT: the `txtrecord` rows at or under the zone, one record per
  * distinct value; rows at one name share the smallest of their TTLs (RFC 2181 §5.2). Services and
  * text records the tenancy rules leave out (runtime/tenancy/names.ts) are left out here too.
- * Pure and deterministic: the same index gives the same list.
+ * Deterministic: the same index gives the same list. A generator that yields between slices of
+ * work; `buildZoneRecords` runs it at once, `zoneRecords` a slice per event-loop turn.
  */
-export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
+function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config): Generator<void, ZoneRecord[]> {
   const owners = new Map<string, Owner>();
   const ownerOf = (name: string): Owner => {
     let o = owners.get(name);
     if (!o) owners.set(name, (o = { key: sortKey(name, zone.name), rel: relativeWire(name, zone.name), a: [], aaaa: [], aTtl: 0, txt: [], txtTtl: Infinity }));
     return o;
   };
+  let n = 0;
   for (const [name, svc] of ix.services) {
+    if (++n % SLICE === 0) yield;
     if (svc.zone !== zone || svc.plan.members.length === 0) continue;
     const o = ownerOf(name);
     o.aTtl = svc.plan.ttl;
@@ -81,6 +121,7 @@ export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRe
   }
   const rules = nameRules(cfg);
   for (const row of rowsOf<TxtRow>(ix.snapshot, 'txtrecord').values()) {
+    if (++n % SLICE === 0) yield;
     if (typeof row.name !== 'string' || !Array.isArray(row.values)) continue;
     const name = fqdn(row.name);
     if (!isUnder(name, zone.name)) continue;
@@ -98,8 +139,9 @@ export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRe
   const apex: Buffer = Buffer.alloc(0);
   const out: ZoneRecord[] = [{ rel: apex, type: TYPE.SOA, ttl: 3600, rdata: zone.soa }];
   for (const ns of zone.ns) out.push({ rel: apex, type: TYPE.NS, ttl: 3600, rdata: ns });
-  const sorted = [...owners.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  const sorted = yield* sortOwners([...owners.values()]);
   for (const o of sorted) {
+    if (++n % SLICE === 0) yield;
     const rel = o.key === '' ? apex : o.rel;
     for (const rd of o.a) out.push({ rel, type: TYPE.A, ttl: o.aTtl, rdata: rd });
     for (const rd of o.aaaa) out.push({ rel, type: TYPE.AAAA, ttl: o.aTtl, rdata: rd });
@@ -109,15 +151,35 @@ export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRe
   return out;
 }
 
-const cache = new WeakMap<Zone, ZoneRecord[]>();
+/** The records of one served zone (see `zoneRecordSteps`), built at once. */
+export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
+  const g = zoneRecordSteps(ix, zone, cfg);
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
+  }
+}
+
+const cache = new WeakMap<Zone, Promise<ZoneRecord[]>>();
 
 /**
- * `buildZoneRecords`, kept per Zone object: an index rebuilds its zones (with the next serial)
- * whenever a DNS table changes, so a zone object stands for one content, and later transfers at
- * the same serial reuse the list and send the same bytes.
+ * The records of one served zone, built a slice per event-loop turn (so UDP answers keep flowing
+ * while a large zone is prepared) and kept per Zone object: an index rebuilds its zones (with the
+ * next serial) whenever a DNS table changes, so a zone object stands for one content, and later
+ * transfers at the same serial, concurrent ones included, reuse the list and send the same bytes.
  */
-export function zoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
-  let r = cache.get(zone);
-  if (!r) cache.set(zone, (r = buildZoneRecords(ix, zone, cfg)));
-  return r;
+export function zoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): Promise<ZoneRecord[]> {
+  let p = cache.get(zone);
+  if (!p) {
+    p = (async () => {
+      const g = zoneRecordSteps(ix, zone, cfg);
+      for (;;) {
+        const r = g.next();
+        if (r.done) return r.value;
+        await nextTurn();
+      }
+    })();
+    cache.set(zone, p);
+  }
+  return p;
 }

@@ -159,7 +159,7 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     const zone = ix.zones.get(q.name);
     if (!zone) return false;
     const t0 = performance.now();
-    const records = zoneRecords(ix, zone, deps.config);
+    const records = await zoneRecords(ix, zone, deps.config);
     const enc = new TransferEncoder(req, q, zone.name, records, payloadSize);
     let messages = 0;
     while (!enc.done) {

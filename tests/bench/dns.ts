@@ -7,6 +7,7 @@
  * BENCH_SECONDS (throughput run length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES.
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { runDnsperf, type PerfResult } from './dnsperf.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
@@ -30,41 +31,9 @@ async function freePort(): Promise<number> {
   }
 }
 
-interface PerfResult { qps: number; avgMs: number; p99Ms: number | undefined; sent: number; completed: number; lost: number }
-
 /** Runs dnsperf pinned to CPU 0. With `verbose`, per-query latencies give the p99. */
 function dnsperf(port: number, args: string[], verbose: boolean): Promise<PerfResult> {
-  return new Promise((resolve, reject) => {
-    const cmd = pin(0, ['dnsperf', '-s', '127.0.0.1', '-p', String(port), '-d', join(dir, 'queries.txt'), '-t', '2', ...args, ...(verbose ? ['-v'] : [])]);
-    const p = spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-    const lat: number[] = [];
-    let tail = '';
-    let partial = '';
-    p.stdout.on('data', (c: Buffer) => {
-      const text = partial + c.toString();
-      const lines = text.split('\n');
-      partial = lines.pop()!;
-      for (const l of lines) {
-        if (verbose && l.startsWith('> ')) { const v = Number(l.slice(l.lastIndexOf(' ') + 1)); if (Number.isFinite(v)) lat.push(v * 1000); continue; }
-        tail += `${l}\n`;
-      }
-    });
-    p.stderr.on('data', () => {});
-    const killer = setTimeout(() => p.kill('SIGKILL'), (SECONDS + 120) * 1000);
-    p.on('close', () => {
-      clearTimeout(killer);
-      const num = (re: RegExp) => Number(re.exec(tail)?.[1] ?? NaN);
-      lat.sort((a, b) => a - b);
-      const sent = num(/Queries sent:\s+(\d+)/);
-      const completed = num(/Queries completed:\s+(\d+)/);
-      if (!Number.isFinite(sent)) return reject(new Error(`dnsperf output not understood:\n${tail}`));
-      resolve({
-        qps: num(/Queries per second:\s+([\d.]+)/), avgMs: num(/Average Latency \(s\):\s+([\d.]+)/) * 1000,
-        p99Ms: lat.length ? lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] : undefined,
-        sent, completed, lost: num(/Queries lost:\s+(\d+)/),
-      });
-    });
-  });
+  return runDnsperf(port, join(dir, 'queries.txt'), args, { verbose, killAfterSeconds: SECONDS + 120, wrap: (cmd) => pin(0, cmd) });
 }
 
 async function startGslbd(port: number): Promise<ChildProcess> {
@@ -166,7 +135,7 @@ async function main() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const med = (rs: PerfResult[]): PerfResult => ({
       qps: median(rs.map((x) => x.qps)), avgMs: median(rs.map((x) => x.avgMs)),
-      p99Ms: rs.every((x) => x.p99Ms !== undefined) ? median(rs.map((x) => x.p99Ms!)) : undefined,
+      p99Ms: rs.every((x) => x.p99Ms !== undefined) ? median(rs.map((x) => x.p99Ms!)) : undefined, maxMs: Math.max(...rs.map((x) => x.maxMs)),
       sent: rs.reduce((a, x) => a + x.sent, 0), completed: rs.reduce((a, x) => a + x.completed, 0), lost: rs.reduce((a, x) => a + x.lost, 0),
     });
     // p99 at a fixed, sustainable rate (half of gslbd's median peak) so it measures service time, not queueing.

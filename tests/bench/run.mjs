@@ -2,7 +2,7 @@
 // `npm run bench`: runs every benchmark script in tests/bench/ that exists, one after another.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-const names = ['api', 'dns', 'health', 'gitops', 'forms'];
+const names = ['api', 'dns', 'health', 'gitops', 'forms', 'axfr'];
 let failed = 0;
 for (const n of names) {
   const file = `tests/bench/${n}.ts`;
