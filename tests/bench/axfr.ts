@@ -9,13 +9,14 @@
  * (3) two unsigned transfers at the same serial over a raw TCP connection, compared byte for byte.
  * Loopback only; the server listens on port 0; every run is bounded in time.
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import dnsPacket from 'dns-packet';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
+import { ask, hasTaskset, pin, stopChild } from './child.js';
 import { transferRaw } from '../helpers/dns-tools.js';
 
 const NAMES = Number(process.env.BENCH_AXFR_NAMES ?? 100_000);
@@ -24,8 +25,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RUNS = Number(process.env.BENCH_AXFR_RUNS ?? 4);
 const SECRET = Buffer.from('gslbd-bench-axfr-hmac-sha256-key').toString('base64');
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-axfr-'));
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pin = (cpu: number, cmd: string[]) => (hasTaskset ? ['taskset', '-c', String(cpu), ...cmd] : cmd);
 
 interface Ready { port: number; udpPath: string; applyMs: number; serial: number }
 
@@ -65,11 +64,6 @@ function kdigAxfr(port: number, signed: boolean): Promise<Xfr> {
       resolve({ ms, bytes: Number(m?.[1] ?? 0), messages: Number(m?.[2] ?? 0), records: Number(m?.[3] ?? 0), ok });
     });
   });
-}
-
-/** Asks the server process something over IPC (its event-loop delay figures). */
-function ask(child: ChildProcess, cmd: string): Promise<Record<string, number>> {
-  return new Promise((r) => { child.once('message', (m) => r(m as Record<string, number>)); child.send({ cmd }); });
 }
 
 const fmtPerf = (r: PerfResult) => `sent ${r.sent}, lost ${r.lost}, avg ${r.avgMs.toFixed(3)} ms, p99 ${r.p99Ms?.toFixed(3) ?? 'n/a'} ms, max ${r.maxMs.toFixed(1)} ms`;
@@ -117,11 +111,7 @@ async function main() {
     console.log(`\ntwo unsigned transfers at serial ${ready.serial}: ${a.length} and ${b.length} messages, ${a.reduce((n, m) => n + m.length, 0)} bytes; byte-identical: ${same}`);
     if (!same || !xfrs.every((x) => x.r.ok)) process.exitCode = 1;
   } finally {
-    await new Promise<void>((r) => {
-      const t = setTimeout(() => { child.kill('SIGKILL'); r(); }, 5000);
-      child.once('exit', () => { clearTimeout(t); r(); });
-      child.send({ cmd: 'stop' });
-    });
+    await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -8,6 +8,7 @@
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
+import { ask, hasTaskset, pin, stopChild } from './child.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
@@ -19,8 +20,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const HEAP_QUERIES = Number(process.env.BENCH_HEAP_QUERIES ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-dns-'));
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pin = (cpu: number, cmd: string[]) => (hasTaskset ? ['taskset', '-c', String(cpu), ...cmd] : cmd);
 
 /** A port free for both UDP and TCP on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -49,10 +48,6 @@ async function startGslbd(port: number): Promise<ChildProcess> {
     child.once('exit', (c) => reject(new Error(`gslbd exited ${c}`)));
   });
   return child;
-}
-
-function ask(child: ChildProcess, cmd: string): Promise<Record<string, number>> {
-  return new Promise((r) => { child.once('message', (m) => r(m as Record<string, number>)); child.send({ cmd }); });
 }
 
 function startGdnsd(port: number): ChildProcess {
@@ -165,11 +160,7 @@ async function main() {
   } finally {
     raw.kill('SIGTERM');
     gdnsd.kill('SIGTERM');
-    await new Promise<void>((r) => {
-      const t = setTimeout(() => { gslbd.kill('SIGKILL'); r(); }, 5000);
-      gslbd.once('exit', () => { clearTimeout(t); r(); });
-      gslbd.send({ cmd: 'stop' });
-    });
+    await stopChild(gslbd);
     rmSync(dir, { recursive: true, force: true });
   }
 }
