@@ -3,6 +3,7 @@ import { parseDuration } from './duration.js';
 import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
+import { isBase64Secret } from '../dns/tsig.js';
 
 /** The rule an IP map key breaks, or undefined when it is an IP literal without a scope id. */
 function ipKeyRule(key: string): string | undefined {
@@ -61,6 +62,18 @@ export function checkConfigSemantics(c: Config): Problem[] {
   const bi = parseDuration(c.backup.interval);
   if (bi !== undefined && bi <= 0) add(['backup', 'interval'], c.backup.interval, 'must be greater than 0');
   if (c.state.enableConfigSync && c.state.nats.servers.length === 0) add(['state', 'enableConfigSync'], true, 'needs state.nats.servers');
+
+  // Zone transfers (docs/dns.md "Zone transfers"). Secrets are never quoted back.
+  const axfr = c.dns.axfr;
+  if (axfr.requireTsig && axfr.tsigKeys.length === 0) add(['dns', 'axfr', 'requireTsig'], true, 'needs at least one key in dns.axfr.tsigKeys');
+  const keyNames = new Map<string, number>();
+  axfr.tsigKeys.forEach((k, i) => {
+    if (!isBase64Secret(k.secret)) add(['dns', 'axfr', 'tsigKeys', i, 'secret'], '[redacted]', 'must be a non-empty base64 string');
+    const n = toFqdn(k.name);
+    const first = keyNames.get(n);
+    if (first !== undefined) add(['dns', 'axfr', 'tsigKeys', i, 'name'], k.name, `is already the name of dns.axfr.tsigKeys[${first}]`);
+    else keyNames.set(n, i);
+  });
 
   if (c.redirect.enabled && c.redirect.port === undefined) add(['redirect', 'port'], undefined, 'required when redirect.enabled is true');
 

@@ -27,7 +27,7 @@ const REDACTED = '[redacted]';
 const nonEmpty = (v: unknown[] | undefined) => Array.isArray(v) && v.length > 0;
 const given = (v: string | undefined) => v !== undefined && v !== '';
 
-/** One row per key; `bgp.*` and `dns.axfr.*` have several because each may be set alone. */
+/** One row per key; `bgp.*` has several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
   { path: ['bgp', 'enabled'], feature: 'BGP is', isSet: (c) => c.bgp.enabled },
   {
@@ -36,12 +36,6 @@ export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
   },
   { path: ['bgp', 'nodePrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.nodePrefixes) },
   { path: ['bgp', 'poolPrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.poolPrefixes) },
-  { path: ['dns', 'axfr', 'enabled'], feature: 'zone transfers (AXFR) are', isSet: (c) => c.dns.axfr.enabled },
-  { path: ['dns', 'axfr', 'requireTsig'], feature: 'zone transfers (AXFR) are', isSet: (c) => c.dns.axfr.requireTsig },
-  {
-    path: ['dns', 'axfr', 'tsigKeys'], feature: 'zone transfers (AXFR) are', isSet: (c) => nonEmpty(c.dns.axfr.tsigKeys),
-    shown: (c) => c.dns.axfr.tsigKeys.map(({ secret: _secret, ...k }) => k),
-  },
   { path: ['api', 'webuiPath'], feature: 'the web dashboard is', isSet: (c) => given(c.api.webuiPath) },
 ];
 

@@ -5,6 +5,7 @@ import { needsGeo, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';
 import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
+import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
 import { NameMatch, buildZoneIndex, lookupName, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
@@ -17,7 +18,12 @@ export interface AnswerDeps {
   geo: GeoDeps;
   rum: RumSource;
   rand: Rng;
-  startedAt: number;
+  /** the SOA serial of the committed state (zone-serial.ts) */
+  serial: () => number;
+  /** TSIG keys (`dns.axfr.tsigKeys`): a signed query is verified and its reply signed */
+  tsigKeys?: TsigKeyring;
+  /** wall clock in ms, for TSIG times (default Date.now) */
+  now?: () => number;
   /** told once about each service row the zone index leaves out (logged at build, never per query) */
   onUnserved?: OnUnserved;
 }
@@ -26,6 +32,7 @@ export interface AnswerDeps {
 export interface PendingAnswer { wait: Promise<void> }
 
 const NO_ANSWERS: readonly Candidate[] = [];
+const NO_KEYS: TsigKeyring = new Map();
 
 /**
  * Turns one request packet into one reply (gslb-api.md §2, DESIGN decision 9): decode, classify
@@ -41,6 +48,10 @@ export class Answerer {
   private readonly match = new NameMatch();
   private readonly ctx: SelectContext;
   private readonly payloadSize: number;
+  private readonly keys: TsigKeyring;
+  private readonly now: () => number;
+  /** the verified TSIG of the query being answered; its reply is signed */
+  private signer: VerifiedRequest | undefined;
   private seq = 0;
   /** response code of the last reply; -1 when the packet was dropped */
   lastRcode = 0;
@@ -50,6 +61,8 @@ export class Answerer {
 
   constructor(private readonly deps: AnswerDeps) {
     this.payloadSize = deps.config.dns.udpPayloadSize;
+    this.keys = deps.tsigKeys ?? NO_KEYS;
+    this.now = deps.now ?? Date.now;
     const geo = deps.geo;
     this.ctx = {
       client: '', seq: 0, rand: deps.rand, rum: deps.rum, trace: undefined,
@@ -66,7 +79,10 @@ export class Answerer {
     const s = this.deps.snapshot();
     const g = this.deps.geo;
     const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen) this.ix = buildZoneIndex(s, this.deps.config, g, gen, this.deps.startedAt, this.ix, this.deps.onUnserved);
+    const serial = this.deps.serial();
+    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen || this.ix.serial !== serial) {
+      this.ix = buildZoneIndex(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
+    }
     return this.ix;
   }
 
@@ -92,16 +108,43 @@ export class Answerer {
     return n >= 0 ? n : this.w.copyOut(false);
   }
 
-  /** Builds the reply in the writer's scratch buffer (true), or drops (null) or defers. */
+  /**
+   * Builds the reply in the writer's scratch buffer (true), or drops (null) or defers. A signed
+   * query (RFC 8945) is verified first: one that fails gets a NOTAUTH reply with the TSIG error
+   * (BADKEY for a key this server does not have, §5.2.1) or FORMERR; one that verifies is
+   * answered as usual and its reply signed. Unsigned queries never reach the TSIG code.
+   */
   private answer(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace: StepTrace[] | undefined): true | PendingAnswer | null {
     const q = this.q;
-    const w = this.w;
     const st = decodeQuery(req, q);
     this.lastQtype = q.qtype;
     this.lastName = q.name;
     this.lastAnswers = NO_ANSWERS;
+    this.signer = undefined;
     if (st === DecodeStatus.Drop) { this.lastRcode = -1; return null; }
-    const limit = udp ? (q.edns ? Math.min(q.udpSize, this.payloadSize) : 512) : 0;
+    let limit = udp ? (q.edns ? Math.min(q.udpSize, this.payloadSize) : 512) : 0;
+    if (q.tsigAt >= 0) {
+      const v = verifyRequest(req, q.tsigAt, this.keys, Math.floor(this.now() / 1000));
+      if (!v.ok) return v.rcode === RCODE.FORMERR ? this.reply(req, RCODE.FORMERR, false, limit, 0) : this.tsigError(req, v);
+      this.signer = v;
+      if (limit > 0) limit -= tsigRecordSize(v.key);
+    }
+    const r = this.answerQuery(req, src, st, limit, mayWait, trace);
+    if (r === true && this.signer) this.w.appendAdditional(signResponse(this.w.sealed(), this.signer, Math.floor(this.now() / 1000)));
+    return r;
+  }
+
+  /** The NOTAUTH reply to a query whose TSIG failed: the TSIG error record, signed only when the MAC verified (RFC 8945 §5.3.2). */
+  private tsigError(req: Buffer, v: Extract<FailedRequest, { rcode: 9 }>): true {
+    // Header, question, OPT and one TSIG RR: small enough for any UDP limit, so never truncated.
+    this.reply(req, RCODE.NOTAUTH, false, 0, 0);
+    this.w.appendAdditional(tsigErrorRecord(this.w.sealed(), v, Math.floor(this.now() / 1000)));
+    return true;
+  }
+
+  private answerQuery(req: Buffer, src: string, st: DecodeStatus, limit: number, mayWait: boolean, trace: StepTrace[] | undefined): true | PendingAnswer {
+    const q = this.q;
+    const w = this.w;
     if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
     if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) return this.reply(req, RCODE.REFUSED, false, limit, 0);
     const m = lookupName(this.index(), q.name, this.match);
@@ -113,9 +156,10 @@ export class Answerer {
     const atApex = q.name === zone.name;
     if (qt === TYPE.TXT && m.txt) {
       for (const r of m.txt.rdata) w.addAnswer(TYPE.TXT, m.txt.ttl, r);
-    } else if (atApex && (qt === TYPE.SOA || qt === TYPE.NS)) {
-      if (qt === TYPE.SOA) w.addAnswer(TYPE.SOA, 3600, zone.soa);
-      else for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns);
+    } else if (atApex && (qt === TYPE.SOA || qt === TYPE.NS || qt === TYPE.ANY)) {
+      // ANY at the apex: the SOA and the NS set, a minimal answer RFC 8482 §4.2 permits.
+      if (qt !== TYPE.NS) w.addAnswer(TYPE.SOA, 3600, zone.soa);
+      if (qt !== TYPE.SOA) for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns);
     } else if (m.kind === 'nxdomain') {
       w.setRcode(RCODE.NXDOMAIN);
       this.addSoaAuthority(zone);

@@ -2,18 +2,20 @@ import type { Registry } from 'prom-client';
 import type { TcpRefusal, TcpTimeoutKind } from './tcp-table.js';
 
 /** Query types counted by name; everything else is `other`. */
-const TYPES = ['A', 'AAAA', 'SOA', 'NS', 'ANY', 'other'] as const;
-const TYPE_INDEX = new Map<number, number>([[1, 0], [28, 1], [6, 2], [2, 3], [255, 4]]);
-/** Response codes counted by name (index = rcode for 0..5), plus BADVERS and `dropped`. */
-const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'BADVERS', 'dropped', 'other'] as const;
+const TYPES = ['A', 'AAAA', 'SOA', 'NS', 'ANY', 'AXFR', 'IXFR', 'other'] as const;
+const TYPE_INDEX = new Map<number, number>([[1, 0], [28, 1], [6, 2], [2, 3], [255, 4], [252, 5], [251, 6]]);
+const OTHER_TYPE = TYPES.length - 1;
+/** Response codes counted by name (index = rcode for 0..5), plus NOTAUTH, BADVERS and `dropped`. */
+const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'NOTAUTH', 'BADVERS', 'dropped', 'other'] as const;
 /** Histogram bucket bounds in seconds. */
 const BOUNDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 function rcodeIndex(rcode: number): number {
   if (rcode >= 0 && rcode <= 5) return rcode;
-  if (rcode === 16) return 6;
-  if (rcode === -1) return 7;
-  return 8;
+  if (rcode === 9) return 6;
+  if (rcode === 16) return 7;
+  if (rcode === -1) return 8;
+  return 9;
 }
 
 /**
@@ -50,10 +52,14 @@ export class DnsTcpMetrics {
   }
 }
 
+/** Outcomes of zone transfer requests (AXFR and IXFR, over TCP and UDP). */
+export type TransferResult = 'ok' | 'refused' | 'notauth' | 'failed';
+
 /**
  * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
  * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
- * Metrics: `gslbd_dns_queries_total{type,rcode}` and `gslbd_dns_query_duration_seconds`, plus `tcp`.
+ * Metrics: `gslbd_dns_queries_total{type,rcode}`, `gslbd_dns_query_duration_seconds`,
+ * `gslbd_dns_transfers_total{result}`, plus `tcp`.
  */
 export class DnsMetrics {
   readonly counts = new Float64Array(TYPES.length * RCODES.length);
@@ -62,10 +68,19 @@ export class DnsMetrics {
   count = 0;
   /** the TCP listener's limit counters, registered with the query metrics */
   readonly tcp = new DnsTcpMetrics();
+  /**
+   * `gslbd_dns_transfers_total{result}`: ok (the whole zone sent), refused (transfers off, over
+   * UDP, unsigned while TSIG is required, not a served zone, a malformed request), notauth (a TSIG
+   * that failed: BADKEY, BADSIG, BADTIME), failed (the connection went away or stopped reading).
+   * The transfer handler counts ok and failed; `record` counts the refusals the answer path sends.
+   */
+  readonly transfers: Record<TransferResult, number> = { ok: 0, refused: 0, notauth: 0, failed: 0 };
 
   /** Counts one query (rcode -1 = dropped) and its handling time in seconds. */
   record(qtype: number, rcode: number, seconds: number): void {
-    this.counts[(TYPE_INDEX.get(qtype) ?? 5) * RCODES.length + rcodeIndex(rcode)]! += 1;
+    const ti = TYPE_INDEX.get(qtype) ?? OTHER_TYPE;
+    this.counts[ti * RCODES.length + rcodeIndex(rcode)]! += 1;
+    if ((qtype === 252 || qtype === 251) && rcode >= 0) this.transfers[rcode === 9 ? 'notauth' : 'refused']++;
     let i = 0;
     while (i < BOUNDS.length && seconds > BOUNDS[i]!) i++;
     this.buckets[i]! += 1;
@@ -98,8 +113,17 @@ export class DnsMetrics {
       },
       reset: () => { this.buckets.fill(0); this.sum = 0; this.count = 0; },
     };
+    const transfers = {
+      name: 'gslbd_dns_transfers_total', help: 'Zone transfer requests (AXFR, IXFR) by result: ok, refused, notauth (TSIG failed), failed (connection lost or stalled)', type: 'counter',
+      get: async () => ({
+        name: transfers.name, help: transfers.help, type: 'counter', aggregator: 'sum',
+        values: (Object.keys(this.transfers) as TransferResult[]).map((r) => ({ labels: { result: r }, value: this.transfers[r] })),
+      }),
+      reset: () => { for (const k of Object.keys(this.transfers) as TransferResult[]) this.transfers[k] = 0; },
+    };
     registry.registerMetric(queries as never);
     registry.registerMetric(duration as never);
+    registry.registerMetric(transfers as never);
     this.tcp.register(registry);
   }
 }
@@ -114,6 +138,7 @@ export function typeName(qtype: number): string {
     case 255: return 'ANY';
     case 252: return 'AXFR';
     case 251: return 'IXFR';
+    case 16: return 'TXT';
     default: return `TYPE${qtype}`;
   }
 }

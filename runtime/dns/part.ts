@@ -10,6 +10,9 @@ import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
 import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
+import { tsigKeyring } from './tsig.js';
+import { ZoneSerial } from './zone-serial.js';
+import { createTransferHandler } from './zone-transfer.js';
 import { logListening } from '../log/listening.js';
 
 declare module '../ports.js' {
@@ -22,16 +25,17 @@ declare module '../ports.js' {
     dnsAnswerer?: Answerer;
     /** how real-user-latency data reaches the `rum` chain step */
     setRumSource?: (source: RumSource) => void;
-    /** how a zone-transfer part answers AXFR/IXFR over TCP (undefined: REFUSED) */
-    setTransferHandler?: (handler: TransferHandler | undefined) => void;
+    /** the SOA serial of the served zones (zone-serial.ts) */
+    dnsSerial?: () => number;
   }
 }
 
 /**
  * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
- * with reload, DNS metrics, and POST /api/v1/simulate. Publishes its ports (below): the bound
- * port, the UDP path, the answer path (for benchmarks), how RUM data reaches the `rum` chain step
- * and how a zone-transfer part answers AXFR/IXFR over TCP (without one they are REFUSED).
+ * with reload, zone transfers (`dns.axfr`, zone-transfer.ts) with TSIG, the persisted SOA serial
+ * (an apply hook, zone-serial.ts), DNS metrics, and POST /api/v1/simulate. Publishes its ports
+ * (below): the bound port, the UDP path, the answer path (for benchmarks), the SOA serial and how
+ * RUM data reaches the `rum` chain step.
  */
 interface DnsState {
   answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
@@ -51,11 +55,15 @@ PARTS.push({
     if (city) sources.push(city);
     if (asn) sources.push(asn);
     let rum: RumSource = NO_RUM;
+    const serial = new ZoneSerial(core.db);
+    core.closers.push(core.applyHooks.add(serial.hook()));
+    const tsigKeys = tsigKeyring(cfg.dns.axfr.tsigKeys);
     const a = new Answerer({
-      config: cfg, health: core.health, snapshot: () => core.holder.current, startedAt: core.startedAt,
+      config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
       geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
+      tsigKeys,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),
@@ -63,9 +71,12 @@ PARTS.push({
     core.ports.setRumSource = (src: RumSource) => { rum = src; };
     const metrics = new DnsMetrics();
     metrics.register(core.metrics);
-    const state: DnsState = { answerer: a, metrics, sources, transfer: undefined };
+    const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
+      config: cfg, index: () => a.index(), keys: tsigKeys, metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
+    }) : undefined;
+    const state: DnsState = { answerer: a, metrics, sources, transfer };
     states.set(core, state);
-    core.ports.setTransferHandler = (h: TransferHandler | undefined) => { state.transfer = h; };
+    core.ports.dnsSerial = () => serial.current;
     core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
     a.index();

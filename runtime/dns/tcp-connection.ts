@@ -9,7 +9,17 @@ export interface TcpReply {
   send(b: Buffer): void;
   /** Closes the connection (an internal error while answering). */
   close(): void;
+  /**
+   * Resolves true once at most `TRANSFER_LOW_WATER` bytes wait to be sent (at once when that is
+   * already so), false when the connection closed or `timeoutMs` passed first; on a timeout the
+   * connection is closed and counted as a write timeout. A long answer (a zone transfer) sends a
+   * message, then waits here, so it never queues more than it can hand to the kernel.
+   */
+  drained(timeoutMs: number): Promise<boolean>;
 }
+
+/** Backlog below which a waiting long answer (a zone transfer) sends its next message. */
+export const TRANSFER_LOW_WATER = 256 * 1024;
 
 /**
  * Answers one complete message received over TCP (without its length prefix; a view into the
@@ -68,6 +78,25 @@ export class TcpConnection implements TcpReply {
   close(): void {
     this.forget();
     this.sock.destroy();
+  }
+
+  drained(timeoutMs: number): Promise<boolean> {
+    const sock = this.sock;
+    if (sock.destroyed) return Promise.resolve(false);
+    if (sock.writableLength <= TRANSFER_LOW_WATER) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        sock.off('drain', onDrain);
+        sock.off('close', onClose);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      const timer = setTimeout(() => { this.ctx.metrics.timeouts.write++; this.close(); done(false); }, timeoutMs);
+      sock.on('drain', onDrain);
+      sock.on('close', onClose);
+    });
   }
 
   private receive(chunk: Buffer): void {

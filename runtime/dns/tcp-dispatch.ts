@@ -4,11 +4,20 @@ import { isPending, type Dispatch } from './dispatch.js';
 import type { TcpMessageHandler } from './tcp-connection.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
 
+/** How a zone transfer writes its messages to the TCP connection. */
+export interface TransferOutput {
+  /** Queues one message (without the TCP length prefix; it is added here). */
+  send(msg: Buffer): void;
+  /** See TcpReply.drained: true once the backlog is small, false when the connection is gone or stalled. */
+  drained(timeoutMs: number): Promise<boolean>;
+}
+
 /**
- * Answers an AXFR or IXFR request received over TCP: the reply messages in order (each without
- * the TCP length prefix), or undefined to let the server answer REFUSED.
+ * Answers an AXFR or IXFR request received over TCP by streaming its messages to `out`; resolves
+ * true once it answered (or gave up on a connection that went away), false to decline: the
+ * answer path then replies (REFUSED, or the TSIG error of a request that failed verification).
  */
-export type TransferHandler = (req: Buffer, src: string) => Promise<Buffer[] | undefined> | Buffer[] | undefined;
+export type TransferHandler = (req: Buffer, src: string, out: TransferOutput) => Promise<boolean>;
 
 const transferProbe = new ParsedQuery();
 
@@ -33,9 +42,13 @@ export function tcpMessageHandler(d: Dispatch, transfer: (() => TransferHandler 
     const xfr = transfer?.();
     if (xfr && transferType(msg) !== 0) {
       const req = Buffer.from(msg);
-      return Promise.resolve(xfr(req, src)).then((msgs) => {
-        if (msgs) for (const m of msgs) reply.send(frame(m));
-        else { const r = answerer.handle(req, src, false, false) as Buffer | null; if (r) reply.send(r); }
+      const out: TransferOutput = { send: (m) => reply.send(frame(m)), drained: (ms) => reply.drained(ms) };
+      return xfr(req, src, out).then((handled) => {
+        if (handled) return;
+        // Declined: the answer path replies and counts it (REFUSED, or a TSIG error).
+        const r = answerer.handle(req, src, false, false) as Buffer | null;
+        if (r) reply.send(r);
+        d.finish(t0, src, r !== null);
       }, (err: unknown) => { log.error({ err }, 'dns zone transfer failed'); reply.close(); });
     }
     let r: Buffer | PendingAnswer | null;

@@ -36,6 +36,8 @@ export class ParsedQuery {
   ednsVersion = 0;
   dnssecOk = false;
   hasEcs = false;
+  /** offset of the TSIG RR (RFC 8945), the last additional record; -1 when the query is unsigned */
+  tsigAt = -1;
   readonly ecs: EcsOption = { family: 0, sourcePrefix: 0, addr: Buffer.alloc(16) };
 }
 
@@ -50,10 +52,14 @@ export function cloneQuery(q: ParsedQuery): ParsedQuery {
 const nameScratch = Buffer.allocUnsafe(256);
 
 /**
- * Decodes the header, the one question and the OPT record of `buf` into `q`. Never throws.
+ * Decodes the header, the one question and the additional section (OPT, TSIG) of `buf` into `q`.
+ * Never throws.
  * Drop: too short for a header, or a response (QR set) — replying to responses invites loops.
- * FormErr: bad counts, truncated or compressed question names, a bad OPT or ECS option.
- * NotImp: an opcode other than QUERY. BadVers: EDNS version above 0 (RFC 6891 §6.1.3).
+ * FormErr: bad counts, truncated or compressed question names, a bad OPT or ECS option, a TSIG
+ * that is not the last record. NotImp: an opcode other than QUERY. BadVers: EDNS version above 0
+ * (RFC 6891 §6.1.3). A FormErr or NotImp reply still learns the OPT record (and TSIG) when the
+ * rest of the message can be walked, so the reply carries an OPT as RFC 6891 §7 asks; that walk
+ * runs only on those error paths.
  */
 export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
   const len = buf.length;
@@ -67,6 +73,7 @@ export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
   q.ednsVersion = 0;
   q.dnssecOk = false;
   q.hasEcs = false;
+  q.tsigAt = -1;
   q.name = '.';
   q.labels = 0;
   q.qtype = 0;
@@ -75,15 +82,29 @@ export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
   if (q.opcode !== 0) {
     // Echo the question when it parses; the reply is NOTIMP either way.
     if (qd === 1) readQuestion(buf, q);
+    learnAdditional(buf, q, qd);
     return DecodeStatus.NotImp;
   }
-  if (qd !== 1) return DecodeStatus.FormErr;
-  if (!readQuestion(buf, q)) return DecodeStatus.FormErr;
-  // Skip answer and authority records (a query carries none; tolerate them), then read additional.
+  if (qd !== 1 || !readQuestion(buf, q)) {
+    learnAdditional(buf, q, qd);
+    return DecodeStatus.FormErr;
+  }
+  const st = readAdditional(buf, q, q.questionEnd);
+  if (st !== DecodeStatus.Ok) return st;
+  if (q.edns && q.ednsVersion > 0) return DecodeStatus.BadVers;
+  return DecodeStatus.Ok;
+}
+
+/**
+ * Skips the answer and authority records (a query carries none; they are tolerated) from `off`
+ * and reads the additional section: the OPT record (RFC 6891 §6.1.1: one only, owner root) and
+ * the position of a TSIG record (RFC 8945 §5.2: the last record, one only).
+ */
+function readAdditional(buf: Buffer, q: ParsedQuery, off: number): DecodeStatus {
+  const len = buf.length;
   const an = buf.readUInt16BE(6);
   const ns = buf.readUInt16BE(8);
   const ar = buf.readUInt16BE(10);
-  let off = q.questionEnd;
   for (let i = 0; i < an + ns; i++) {
     off = skipRecord(buf, off);
     if (off < 0) return DecodeStatus.FormErr;
@@ -96,18 +117,33 @@ export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
     const end = nameEnd + 10 + rdlen;
     if (end > len) return DecodeStatus.FormErr;
     if (type === 41) {
-      // RFC 6891 §6.1.1: one OPT only, owner name must be root.
       if (q.edns || nameEnd !== off + 1) return DecodeStatus.FormErr;
       q.edns = true;
       q.udpSize = Math.max(512, buf.readUInt16BE(nameEnd + 2));
       q.ednsVersion = buf[nameEnd + 5]!;
       q.dnssecOk = (buf.readUInt16BE(nameEnd + 6) & 0x8000) !== 0;
       if (!readOptions(buf, nameEnd + 10, end, q)) return DecodeStatus.FormErr;
+    } else if (type === 250) {
+      if (i !== ar - 1 || end !== len) return DecodeStatus.FormErr;
+      q.tsigAt = off;
     }
     off = end;
   }
-  if (q.edns && q.ednsVersion > 0) return DecodeStatus.BadVers;
   return DecodeStatus.Ok;
+}
+
+/**
+ * For a message already refused (FORMERR, NOTIMP): walks past its `qd` questions and reads the
+ * additional section for OPT and TSIG, best effort. A message too broken to walk gets no OPT.
+ */
+function learnAdditional(buf: Buffer, q: ParsedQuery, qd: number): void {
+  let off = 12;
+  for (let i = 0; i < qd; i++) {
+    off = skipName(buf, off);
+    if (off < 0 || off + 4 > buf.length) return;
+    off += 4;
+  }
+  if (readAdditional(buf, q, off) !== DecodeStatus.Ok) q.tsigAt = -1;
 }
 
 function readQuestion(buf: Buffer, q: ParsedQuery): boolean {

@@ -9,9 +9,9 @@ import type { ParsedQuery } from './wire-query.js';
  */
 
 /** DNS record types the server answers. */
-export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, OPT: 41, ANY: 255, AXFR: 252, IXFR: 251 } as const;
-/** Response codes (RFC 1035, RFC 6891 BADVERS). */
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
+export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, OPT: 41, TSIG: 250, ANY: 255, AXFR: 252, IXFR: 251 } as const;
+/** Response codes (RFC 1035, RFC 8945 NOTAUTH, RFC 6891 BADVERS). */
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: 9, BADVERS: 16 } as const;
 
 /** Encodes a name (`www.example.test.`) in uncompressed wire form. */
 export function nameToWire(name: string): Buffer {
@@ -185,6 +185,23 @@ export class ReplyWriter {
     b[8] = this.ns >> 8; b[9] = this.ns & 0xff;
     b[10] = 0; b[11] = arcount;
     return this.pos;
+  }
+
+  /** The sealed reply in the scratch buffer (a view: valid until the next `begin`). */
+  sealed(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /**
+   * Appends one record, given as wire bytes, after the sealed reply and counts it in ARCOUNT: the
+   * TSIG RR, which RFC 8945 §4.2 puts last (after the OPT).
+   */
+  appendAdditional(rr: Buffer): void {
+    const b = this.buf;
+    rr.copy(b, this.pos);
+    this.pos += rr.length;
+    const ar = ((b[10]! << 8) | b[11]!) + 1;
+    b[10] = ar >> 8; b[11] = ar & 0xff;
   }
 
   /** A copy of the sealed reply, optionally with the TCP length prefix. */

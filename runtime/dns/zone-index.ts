@@ -40,6 +40,8 @@ export class NameMatch {
 export interface ZoneIndex {
   snapshot: Snapshot;
   geoGeneration: number;
+  /** the SOA serial of every zone of this index */
+  serial: number;
   services: Map<string, { plan: ServicePlan; zone: Zone }>;
   zones: Map<string, Zone>;
   /** names inside dns.domain that own nothing but have service names below them */
@@ -64,13 +66,11 @@ interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: rea
 const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
 const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
 
-/** The snapshot tables DNS answers depend on; snapshots share a table object while it is unchanged. */
-const DNS_TABLES = ['service', 'member', 'georule', 'txtrecord'] as const;
-
-/** SOA serial: the snapshot's build time in seconds, so it increases with every applied change. */
-export function zoneSerial(s: Snapshot, fallback: number): number {
-  return Math.floor((s.builtAt || fallback) / 1000) >>> 0;
-}
+/**
+ * The snapshot tables DNS answers and zone transfers depend on; snapshots share a table object
+ * while it is unchanged. A plan that changes one of them advances the SOA serial (zone-serial.ts).
+ */
+export const DNS_TABLES = ['service', 'member', 'georule', 'txtrecord'] as const;
 
 function makeZone(name: string, cfg: Config, serial: number): Zone {
   const soaCfg = cfg.dns.soa;
@@ -86,22 +86,21 @@ function makeZone(name: string, cfg: Config, serial: number): Zone {
 const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
 
 /**
- * Builds the index of a snapshot. Plans of services whose row, members and geo rules are the very
+ * Builds the index of a snapshot, every zone with SOA serial `serial`. Plans of services whose row, members and geo rules are the very
  * same objects as in `prev` (snapshots share untouched rows) are reused, so a swap costs in
  * proportion to what changed. A name is served only for the tenant that owns it: a row whose
  * domain is delegated to another tenant, or a tenant row on a reserved name, is left out, and
  * `onUnserved` hears of it once (not again while the same row stays left out). Pure apart from
  * reading the geo databases for endpoint locations and calling `onUnserved`.
  */
-export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, startedAt: number, prev?: ZoneIndex, onUnserved?: OnUnserved): ZoneIndex {
+export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, serial: number, prev?: ZoneIndex, onUnserved?: OnUnserved): ZoneIndex {
   // A plan that touched no table DNS answers from (a user, an API key, a health check) keeps the
   // index and, with it, the SOA serial: secondaries see no change because there is none.
-  if (prev && prev.geoGeneration === geoGeneration && DNS_TABLES.every((k) => s.rows.get(k) === prev.snapshot.rows.get(k))) {
+  if (prev && prev.geoGeneration === geoGeneration && prev.serial === serial && DNS_TABLES.every((k) => s.rows.get(k) === prev.snapshot.rows.get(k))) {
     return { ...prev, snapshot: s };
   }
   const reuse = prev && prev.geoGeneration === geoGeneration ? prev.plans : undefined;
   const plans = new WeakMap<ServiceRow, PlanEntry>();
-  const serial = zoneSerial(s, startedAt);
   const zones = new Map<string, Zone>();
   const mainName = cfg.dns.domain ? fqdn(cfg.dns.domain) : undefined;
   const main = mainName ? makeZone(mainName, cfg, serial) : undefined;
@@ -136,7 +135,7 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
   }
   const { txt, unservedTxt } = indexTxt(s, zones, emptyNonTerminals, names, prev, onUnserved);
   const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
-  return { snapshot: s, geoGeneration, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt };
+  return { snapshot: s, geoGeneration, serial, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt };
 }
 
 /** The served zone `name` falls in (the longest), or undefined. */

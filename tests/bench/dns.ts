@@ -7,6 +7,8 @@
  * BENCH_SECONDS (throughput run length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES.
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { runDnsperf, type PerfResult } from './dnsperf.js';
+import { ask, hasTaskset, pin, stopChild } from './child.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
@@ -18,8 +20,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const HEAP_QUERIES = Number(process.env.BENCH_HEAP_QUERIES ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-dns-'));
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pin = (cpu: number, cmd: string[]) => (hasTaskset ? ['taskset', '-c', String(cpu), ...cmd] : cmd);
 
 /** A port free for both UDP and TCP on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -30,41 +30,9 @@ async function freePort(): Promise<number> {
   }
 }
 
-interface PerfResult { qps: number; avgMs: number; p99Ms: number | undefined; sent: number; completed: number; lost: number }
-
 /** Runs dnsperf pinned to CPU 0. With `verbose`, per-query latencies give the p99. */
 function dnsperf(port: number, args: string[], verbose: boolean): Promise<PerfResult> {
-  return new Promise((resolve, reject) => {
-    const cmd = pin(0, ['dnsperf', '-s', '127.0.0.1', '-p', String(port), '-d', join(dir, 'queries.txt'), '-t', '2', ...args, ...(verbose ? ['-v'] : [])]);
-    const p = spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-    const lat: number[] = [];
-    let tail = '';
-    let partial = '';
-    p.stdout.on('data', (c: Buffer) => {
-      const text = partial + c.toString();
-      const lines = text.split('\n');
-      partial = lines.pop()!;
-      for (const l of lines) {
-        if (verbose && l.startsWith('> ')) { const v = Number(l.slice(l.lastIndexOf(' ') + 1)); if (Number.isFinite(v)) lat.push(v * 1000); continue; }
-        tail += `${l}\n`;
-      }
-    });
-    p.stderr.on('data', () => {});
-    const killer = setTimeout(() => p.kill('SIGKILL'), (SECONDS + 120) * 1000);
-    p.on('close', () => {
-      clearTimeout(killer);
-      const num = (re: RegExp) => Number(re.exec(tail)?.[1] ?? NaN);
-      lat.sort((a, b) => a - b);
-      const sent = num(/Queries sent:\s+(\d+)/);
-      const completed = num(/Queries completed:\s+(\d+)/);
-      if (!Number.isFinite(sent)) return reject(new Error(`dnsperf output not understood:\n${tail}`));
-      resolve({
-        qps: num(/Queries per second:\s+([\d.]+)/), avgMs: num(/Average Latency \(s\):\s+([\d.]+)/) * 1000,
-        p99Ms: lat.length ? lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] : undefined,
-        sent, completed, lost: num(/Queries lost:\s+(\d+)/),
-      });
-    });
-  });
+  return runDnsperf(port, join(dir, 'queries.txt'), args, { verbose, killAfterSeconds: SECONDS + 120, wrap: (cmd) => pin(0, cmd) });
 }
 
 async function startGslbd(port: number): Promise<ChildProcess> {
@@ -80,10 +48,6 @@ async function startGslbd(port: number): Promise<ChildProcess> {
     child.once('exit', (c) => reject(new Error(`gslbd exited ${c}`)));
   });
   return child;
-}
-
-function ask(child: ChildProcess, cmd: string): Promise<Record<string, number>> {
-  return new Promise((r) => { child.once('message', (m) => r(m as Record<string, number>)); child.send({ cmd }); });
 }
 
 function startGdnsd(port: number): ChildProcess {
@@ -166,7 +130,7 @@ async function main() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const med = (rs: PerfResult[]): PerfResult => ({
       qps: median(rs.map((x) => x.qps)), avgMs: median(rs.map((x) => x.avgMs)),
-      p99Ms: rs.every((x) => x.p99Ms !== undefined) ? median(rs.map((x) => x.p99Ms!)) : undefined,
+      p99Ms: rs.every((x) => x.p99Ms !== undefined) ? median(rs.map((x) => x.p99Ms!)) : undefined, maxMs: Math.max(...rs.map((x) => x.maxMs)),
       sent: rs.reduce((a, x) => a + x.sent, 0), completed: rs.reduce((a, x) => a + x.completed, 0), lost: rs.reduce((a, x) => a + x.lost, 0),
     });
     // p99 at a fixed, sustainable rate (half of gslbd's median peak) so it measures service time, not queueing.
@@ -196,11 +160,7 @@ async function main() {
   } finally {
     raw.kill('SIGTERM');
     gdnsd.kill('SIGTERM');
-    await new Promise<void>((r) => {
-      const t = setTimeout(() => { gslbd.kill('SIGKILL'); r(); }, 5000);
-      gslbd.once('exit', () => { clearTimeout(t); r(); });
-      gslbd.send({ cmd: 'stop' });
-    });
+    await stopChild(gslbd);
     rmSync(dir, { recursive: true, force: true });
   }
 }

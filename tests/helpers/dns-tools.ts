@@ -69,3 +69,47 @@ export async function firstAnswers(port: number, name: string, n: number, inflig
   } finally { s.close(); }
   return out;
 }
+
+/** Output of a dig or kdig run that may fail (a refused transfer): stdout and stderr together, never throws. */
+export async function digText(port: number, args: string[], bin: 'dig' | 'kdig' = 'dig'): Promise<string> {
+  const base = bin === 'dig' ? ['@127.0.0.1', '-p', String(port), '+time=5', '+tries=1'] : ['@127.0.0.1', '-p', String(port), '+time=5', '+retry=0'];
+  try {
+    const { stdout, stderr } = await run(bin, [...base, ...args], { timeout: 60_000, maxBuffer: 512 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    return `${e.stdout ?? ''}${e.stderr ?? ''}\n${e.message}`;
+  }
+}
+
+/**
+ * A zone transfer over a raw TCP connection: sends `query` (a complete DNS message) with its
+ * length prefix and collects the reply messages until the second SOA of the answer sections, a
+ * reply that is not NOERROR, or the connection closes. Bounded by `timeoutMs`.
+ */
+export async function transferRaw(port: number, query: Buffer, timeoutMs = 30_000): Promise<Buffer[]> {
+  const { connect } = await import('node:net');
+  const dnsPacket = (await import('dns-packet')).default;
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1');
+    const msgs: Buffer[] = [];
+    let acc = Buffer.alloc(0);
+    let soas = 0;
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error(`transfer: ${msgs.length} messages in ${timeoutMs} ms`)); }, timeoutMs);
+    const done = () => { clearTimeout(timer); sock.destroy(); resolve(msgs); };
+    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
+    sock.on('close', done);
+    sock.on('connect', () => { const h = Buffer.alloc(2); h.writeUInt16BE(query.length); sock.write(Buffer.concat([h, query])); });
+    sock.on('data', (chunk: Buffer) => {
+      acc = Buffer.concat([acc, chunk]);
+      while (acc.length >= 2 && acc.length >= 2 + acc.readUInt16BE(0)) {
+        const m = acc.subarray(2, 2 + acc.readUInt16BE(0));
+        acc = acc.subarray(2 + m.length);
+        msgs.push(Buffer.from(m));
+        const p = dnsPacket.decode(m);
+        soas += (p.answers ?? []).filter((a) => a.type === 'SOA').length;
+        if ((m.readUInt16BE(2) & 0xf) !== 0 || soas >= 2) return done();
+      }
+    });
+  });
+}

@@ -168,21 +168,12 @@ test('metrics: queries by type and rcode, and the duration histogram', async () 
   assert.equal(inf, count);
 });
 
-test('AXFR: REFUSED without a transfer handler; an installed handler answers over TCP only', async () => {
+test('AXFR and IXFR: REFUSED while dns.axfr.enabled is false, over TCP and UDP (tests/integration/dns-axfr.test.ts has the rest)', async () => {
   const refused = await dig(port, ['example.test', 'AXFR']);
   assert.match(refused.text, /Transfer failed|REFUSED/);
-  const soa = { name: 'example.test', type: 'SOA' as const, ttl: 60, data: { mname: 'ns1.example.test', rname: 'hostmaster.example.test', serial: 7, refresh: 1, retry: 1, expire: 1, minimum: 1 } };
-  (d.ports.setTransferHandler as (h: unknown) => void)((req: Buffer) => {
-    const q = dnsPacket.decode(req);
-    return [dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers: [soa, { name: 'www.example.test', type: 'A', ttl: 60, data: '192.0.2.1' }, soa] })];
-  });
-  try {
-    const xfr = await dig(port, ['example.test', 'AXFR']);
-    assert.match(xfr.text, /www\.example\.test\.\s+60\s+IN\s+A\s+192\.0\.2\.1/);
-    assert.match(xfr.text, /XFR size: 3 records/);
-    const overUdp = await udpExchange(dnsPacket.encode({ type: 'query', id: 9, questions: [{ name: 'example.test', type: 'AXFR' }] }));
-    assert.equal(overUdp!.readUInt16BE(2) & 0xf, 5, 'AXFR over UDP is REFUSED');
-  } finally {
-    (d.ports.setTransferHandler as (h: unknown) => void)(undefined);
-  }
+  assert.doesNotMatch(refused.text, /www\.example\.test\.\s+\d+\s+IN\s+A/);
+  const overUdp = await udpExchange(dnsPacket.encode({ type: 'query', id: 9, questions: [{ name: 'example.test', type: 'AXFR' }] }));
+  assert.equal(overUdp!.readUInt16BE(2) & 0xf, 5, 'AXFR over UDP is REFUSED');
+  const ixfr = await udpExchange(dnsPacket.encode({ type: 'query', id: 10, questions: [{ name: 'example.test', type: 'IXFR' }] }));
+  assert.equal(ixfr!.readUInt16BE(2) & 0xf, 5, 'IXFR over UDP is REFUSED');
 });

@@ -13,12 +13,9 @@ const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'bgp.peers', yaml: 'bgp:\n  peers: [{remoteASN: 65001, remoteAddr: 192.0.2.2, password: peer-pw}]', want: /^config\.yaml:3: bgp\.peers = \[\{"remoteASN":65001,"remoteAddr":"192\.0\.2\.2"\}\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.nodePrefixes', yaml: 'bgp:\n  nodePrefixes: [192.0.2.0/24]', want: /^config\.yaml:3: bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.poolPrefixes', yaml: 'bgp:\n  poolPrefixes: [{poolID: p1, prefixes: [198.51.100.0/24]}]', want: /^config\.yaml:3: bgp\.poolPrefixes = .*: BGP is not built yet; remove the key or leave it empty/ },
-  { key: 'dns.axfr.enabled', yaml: 'dns:\n  axfr:\n    enabled: true', want: /^config\.yaml:4: dns\.axfr\.enabled = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
-  { key: 'dns.axfr.requireTsig', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: /^config\.yaml:4: dns\.axfr\.requireTsig = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
-  { key: 'dns.axfr.tsigKeys', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: xfr.example.test, secret: c2VjcmV0LXRzaWc=}]', want: /^config\.yaml:4: dns\.axfr\.tsigKeys = \[\{"name":"xfr\.example\.test".*: zone transfers \(AXFR\) are not built yet; remove the key or leave it empty/ },
   { key: 'api.webuiPath', yaml: 'api:\n  webuiPath: /srv/gslb-ui', want: /^config\.yaml:3: api\.webuiPath = "\/srv\/gslb-ui": the web dashboard is not built yet; remove the key$/ },
 ];
-const SECRETS = ['peer-pw', 'c2VjcmV0LXRzaWc='];
+const SECRETS = ['peer-pw'];
 
 function problemsOf(yaml: string): string[] {
   try {
@@ -96,4 +93,21 @@ test('an unbuilt key with an environment variable is refused, naming the variabl
   }
   // the real table: no variable of a built feature is refused
   assert.deepEqual(checkUnbuiltEnv({ GSLB_LICENSE_SECRET: 'env-secret-3', GSLB_LICENSE_KEY: 'env-key-4' }), []);
+});
+
+test('zone transfer keys are built: accepted when valid, checked when not, secrets never quoted', () => {
+  const secret = 'c2VjcmV0LXRzaWctMTYtYnl0ZXM=';
+  const rows: { name: string; yaml: string; want: RegExp[] }[] = [
+    { name: 'enabled with keys', yaml: `dns:\n  domain: example.test\n  axfr:\n    enabled: true\n    requireTsig: true\n    tsigKeys: [{name: xfr.example.test, algorithm: hmac-sha512, secret: ${secret}}]`, want: [] },
+    { name: 'enabled without keys', yaml: 'dns:\n  axfr:\n    enabled: true', want: [] },
+    { name: 'requireTsig without keys', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: [/dns\.axfr\.requireTsig = true: needs at least one key in dns\.axfr\.tsigKeys/] },
+    { name: 'secret not base64', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: k1, secret: "not base64!"}]', want: [/dns\.axfr\.tsigKeys\.0\.secret = "\[redacted\]": must be a non-empty base64 string/] },
+    { name: 'same key name twice', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: k1, secret: ${secret}}, {name: K1., secret: ${secret}}]`, want: [/dns\.axfr\.tsigKeys\.1\.name = "K1\.": is already the name of dns\.axfr\.tsigKeys\[0\]/] },
+  ];
+  for (const row of rows) {
+    const problems = problemsOf(`node: {id: n1}\n${row.yaml}\n`);
+    assert.equal(problems.length, row.want.length, `${row.name}: ${problems.join('\n')}`);
+    row.want.forEach((w, i) => assert.match(problems[i]!, w, row.name));
+    assert.ok(!problems.join('\n').includes(secret) && !problems.join('\n').includes('not base64!'), `${row.name}: no secret quoted`);
+  }
 });

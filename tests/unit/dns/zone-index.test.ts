@@ -33,9 +33,9 @@ test('names classify as service, apex, static, empty non-terminal, NXDOMAIN or R
     assert.equal(m.kind, r.want, r.name);
     if (r.zone) assert.equal(m.zone?.name, r.zone, `${r.name} zone`);
   }
-  const ix = buildZoneIndex(s, withStatic, geo, 0, 0);
+  const ix = buildZoneIndex(s, withStatic, geo, 0, 42);
   assert.equal(ix.staticPlan?.members.length, 1);
-  assert.equal(ix.main!.soa.readUInt32BE(ix.main!.soa.length - 20), 1_700_000_000, 'serial = snapshot build time');
+  assert.equal(ix.main!.soa.readUInt32BE(ix.main!.soa.length - 20), 42, 'serial as given (zone-serial.ts keeps it), not the build time');
 });
 
 test('a swap reuses plans of untouched services and rebuilds touched ones', () => {
@@ -65,14 +65,17 @@ test('static endpoints: missing weight means 1, weight 0 disables, algorithm ali
 test('a plan that touches no DNS table keeps the index and the SOA serial', () => {
   const cfg = validateConfigObject({ dns: { domain: 'example.test' } });
   const s1 = nextSnapshot(emptySnapshot(), [pool, member('m1', '192.0.2.1'), service('s1', 'a.example.test.')].map((row) => ({ op: 'put' as const, row })), 'r1', 1_700_000_000_000);
-  const ix1 = buildZoneIndex(s1, cfg, geo, 0, 0);
+  const ix1 = buildZoneIndex(s1, cfg, geo, 0, 7);
   const user = { kind: 'user', id: 'u1', email: 'a@example.test', ...meta };
   const s2 = nextSnapshot(s1, [{ op: 'put', row: user }], 'r2', 1_700_000_100_000);
-  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 0, ix1);
+  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 7, ix1);
   assert.equal(ix2.snapshot, s2);
   assert.equal(ix2.services, ix1.services, 'nothing rebuilt');
-  assert.equal(ix2.main!.soa.readUInt32BE(ix2.main!.soa.length - 20), 1_700_000_000, 'serial unchanged');
+  assert.equal(ix2.main, ix1.main, 'the zone (and its transfer list) is kept');
+  assert.equal(ix2.main!.soa.readUInt32BE(ix2.main!.soa.length - 20), 7, 'serial unchanged');
   const s3 = nextSnapshot(s2, [{ op: 'put', row: member('m2', '192.0.2.2') }], 'r3', 1_700_000_200_000);
-  const ix3 = buildZoneIndex(s3, cfg, geo, 0, 0, ix2);
-  assert.equal(ix3.main!.soa.readUInt32BE(ix3.main!.soa.length - 20), 1_700_000_200, 'a member change raises the serial');
+  const ix3 = buildZoneIndex(s3, cfg, geo, 0, 8, ix2);
+  assert.equal(ix3.main!.soa.readUInt32BE(ix3.main!.soa.length - 20), 8, 'a member change comes with the next serial');
+  const ix4 = buildZoneIndex(s3, cfg, geo, 0, 9, ix3);
+  assert.notEqual(ix4.main, ix3.main, 'a new serial alone rebuilds the zones');
 });
