@@ -71,3 +71,12 @@ export function planDelete(s: Snapshot, row: Row, revision: string): Plan {
   const ids = new Set(deletes.map((c) => c.id));
   return wrap(s, revision, [...deletes, ...nullifyReferences(view, ids, revision, deletes)]);
 }
+
+/**
+ * One plan made of several one-row plans built against the same snapshot (an RFC 2136 UPDATE that
+ * touches several names): their changes applied together or not at all. The rows must differ, and
+ * each plan must have been made with `revision`.
+ */
+export function planCombine(s: Snapshot, plans: readonly Plan[], revision: string): Plan {
+  return wrap(s, revision, plans.flatMap((p) => p.changes));
+}

@@ -63,6 +63,13 @@ export function checkConfigSemantics(c: Config): Problem[] {
   if (bi !== undefined && bi <= 0) add(['backup', 'interval'], c.backup.interval, 'must be greater than 0');
   if (c.state.enableConfigSync && c.state.nats.servers.length === 0) add(['state', 'enableConfigSync'], true, 'needs state.nats.servers');
 
+  // Dynamic updates (docs/dns.md "Dynamic updates"): each grant names a configured key.
+  const upd = c.dns.update;
+  if (upd.enabled && upd.grants.length === 0) add(['dns', 'update', 'enabled'], true, 'needs at least one grant in dns.update.grants');
+  const known = new Set(c.dns.axfr.tsigKeys.map((k) => toFqdn(k.name)));
+  upd.grants.forEach((g, i) => {
+    if (!known.has(toFqdn(g.key))) add(['dns', 'update', 'grants', i, 'key'], g.key, 'must be the name of a key in dns.axfr.tsigKeys');
+  });
   // Zone transfers (docs/dns.md "Zone transfers"). Secrets are never quoted back.
   const axfr = c.dns.axfr;
   if (axfr.requireTsig && axfr.tsigKeys.length === 0) add(['dns', 'axfr', 'requireTsig'], true, 'needs at least one key in dns.axfr.tsigKeys');

@@ -25,6 +25,7 @@ export interface Config {
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
     udpPayloadSize: number; lookupDeadline: string;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
+    update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
   };
   database: { path: string };

@@ -24,6 +24,12 @@ export interface AnswerDeps {
   tsigKeys?: TsigKeyring;
   /** wall clock in ms, for TSIG times (default Date.now) */
   now?: () => number;
+  /**
+   * RFC 2136 UPDATE (opcode 5), when `dns.update.enabled`: carries out a verified message and
+   * returns the rcode; `signed` names the TSIG key that signed it, with its time and MAC (for the
+   * replay check), undefined when unsigned. Unset: NOTIMP.
+   */
+  update?: (req: Buffer, signed: { key: string; timeSigned: number; mac: Buffer } | undefined) => number;
   /** told once about each service row the zone index leaves out (logged at build, never per query) */
   onUnserved?: OnUnserved;
 }
@@ -145,6 +151,7 @@ export class Answerer {
   private answerQuery(req: Buffer, src: string, st: DecodeStatus, limit: number, mayWait: boolean, trace: StepTrace[] | undefined): true | PendingAnswer {
     const q = this.q;
     const w = this.w;
+    if (st === DecodeStatus.NotImp && q.opcode === 5 && this.deps.update) return this.reply(req, this.deps.update(req, this.signer && { key: this.signer.key.name, timeSigned: this.signer.tsig.timeSigned, mac: this.signer.tsig.mac }), false, limit, 0);
     if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
     if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) return this.reply(req, RCODE.REFUSED, false, limit, 0);
     const m = lookupName(this.index(), q.name, this.match);

@@ -5,7 +5,8 @@ import { parseDuration } from '../config/duration.js';
 import { NO_RUM, type RumSource } from '../balancer/types.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
-import { Answerer } from './answer.js';
+import { Answerer, type AnswerDeps } from './answer.js';
+import { ReplayGuard } from './tsig-replay.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
 import type { TransferHandler } from './tcp-dispatch.js';
@@ -13,6 +14,11 @@ import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
 import { createTransferHandler } from './zone-transfer.js';
+import type { ZoneIndex } from './zone-index.js';
+import { parseUpdate } from './update-message.js';
+import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
+import { toFqdn } from '../tenancy/names.js';
+import type { Logger } from '../log/logger.js';
 import { logListening } from '../log/listening.js';
 
 declare module '../ports.js' {
@@ -43,6 +49,33 @@ interface DnsState {
 // Per core, so several daemons in one process (tests) do not share state.
 const states = new WeakMap<Core, DnsState>();
 
+/**
+ * RFC 2136 UPDATE of TXT records (docs/dns.md "Dynamic updates"): the grant of the key that
+ * signed the message decides the tenant; a signature seen before, or older than the key's last
+ * accepted one, is a replay and refused (RFC 8945 §5.2.3); every message is logged with its outcome.
+ */
+function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Logger): NonNullable<AnswerDeps['update']> {
+  const grants = new Map(core.config.dns.update.grants.map((g) => [toFqdn(g.key), g]));
+  const replay = new ReplayGuard();
+  return (req, signed) => {
+    const msg = parseUpdate(req);
+    if (!msg.ok) return msg.rcode;
+    const key = signed?.key;
+    if (signed && !replay.accept(signed.key, signed.timeSigned, signed.mac, Math.floor(Date.now() / 1000))) {
+      log.warn({ key, zone: msg.zone }, 'dns update refused: a replayed or older signature');
+      return UPDATE_RCODE.REFUSED;
+    }
+    try {
+      const out = applyDnsUpdate(core, key === undefined ? undefined : grants.get(toFqdn(key)), (z) => index().zones.has(z), msg);
+      log.info({ key, zone: msg.zone, rcode: out.rcode, ...(out.reason ? { reason: out.reason } : {}), ...(out.names ? { names: out.names } : {}) }, 'dns update');
+      return out.rcode;
+    } catch (err) {
+      log.error({ err, key, zone: msg.zone }, 'dns update failed');
+      return UPDATE_RCODE.SERVFAIL;
+    }
+  };
+}
+
 PARTS.push({
   name: 'dns',
   setup(core, ext) {
@@ -58,12 +91,13 @@ PARTS.push({
     const serial = new ZoneSerial(core.db);
     core.closers.push(core.applyHooks.add(serial.hook()));
     const tsigKeys = tsigKeyring(cfg.dns.axfr.tsigKeys);
-    const a = new Answerer({
+    const a: Answerer = new Answerer({
       config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
       geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
       tsigKeys,
+      ...(cfg.dns.update.enabled ? { update: createUpdateHandler(core, (): ZoneIndex => a.index(), log) } : {}),
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),

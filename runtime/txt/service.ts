@@ -1,6 +1,7 @@
 import type { Core } from '../app.js';
 import type { ServiceRow } from '../model/types.js';
 import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
+import type { Plan } from '../../controller/plan/types.js';
 import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { badRequest, conflict, forbidden } from '../errors.js';
 import { checkNameClaim, isAtOrUnder, nameRules, toFqdn, type NamedService } from '../tenancy/names.js';
@@ -40,22 +41,31 @@ export function checkTxtName(core: Pick<Core, 'config'>, s: Snapshot, viewer: Vi
   if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
 }
 
-/** Creates a TXT record of `tenant` through the one write path; returns the stored row. */
-export function createTxt(core: TxtCore, viewer: Viewer, tenant: string, body: TxtBody): TxtRecordRow {
+/** The plan creating a TXT record of `tenant`, checked (400, 403, 409), and the new row's id. Pure apart from the id. */
+export function planTxtCreate(core: Omit<TxtCore, 'apply'>, viewer: Viewer, tenant: string, body: TxtBody, revision: string): { plan: Plan; id: string } {
   const f = txtFields(body);
   checkTxtName(core, core.holder.current, viewer, tenant, f.name);
   const row: TxtRecordRow = { kind: 'txtrecord', id: core.newId(), ...f, origin: 'api', revision: '', tenantId: tenant };
-  const s = core.apply(planCreate(core.holder.current, row, core.apiRevision()));
-  return getRow<TxtRecordRow>(s, 'txtrecord', row.id)!;
+  return { plan: planCreate(core.holder.current, row, revision), id: row.id };
+}
+
+/** The plan replacing the name, values and ttl of `cur`, checked (400, 403, 409 for a git row). */
+export function planTxtReplace(core: Omit<TxtCore, 'apply'>, viewer: Viewer, cur: TxtRecordRow, body: TxtBody, revision: string): Plan {
+  const f = txtFields(body);
+  checkTxtName(core, core.holder.current, viewer, cur.tenantId, f.name, cur.id);
+  return planUpdate(core.holder.current, cur, { ...cur, ...f }, revision);
+}
+
+/** Creates a TXT record of `tenant` through the one write path; returns the stored row. */
+export function createTxt(core: TxtCore, viewer: Viewer, tenant: string, body: TxtBody): TxtRecordRow {
+  const { plan, id } = planTxtCreate(core, viewer, tenant, body, core.apiRevision());
+  return getRow<TxtRecordRow>(core.apply(plan), 'txtrecord', id)!;
 }
 
 /** Replaces the name, values and ttl of a visible TXT record (409 for a git row). */
 export function replaceTxt(core: TxtCore, viewer: Viewer, id: string, body: TxtBody): TxtRecordRow {
   const cur = requireRow<TxtRecordRow>(core.holder.current, viewer, 'txtrecord', id, 'TXT record');
-  const f = txtFields(body);
-  checkTxtName(core, core.holder.current, viewer, cur.tenantId, f.name, id);
-  const s = core.apply(planUpdate(core.holder.current, cur, { ...cur, ...f }, core.apiRevision()));
-  return getRow<TxtRecordRow>(s, 'txtrecord', id)!;
+  return getRow<TxtRecordRow>(core.apply(planTxtReplace(core, viewer, cur, body, core.apiRevision())), 'txtrecord', id)!;
 }
 
 /** Deletes a visible TXT record (409 for a git row). */
