@@ -49,4 +49,20 @@ export default tseslint.config(
       'no-undef': 'off',
     },
   },
+  {
+    // the dashboard's browser modules (docs/ui.md): plain ES modules, no build step
+    files: ['webui/**/*.js'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
+    rules: {
+      'no-self-compare': 'error',
+      'no-unsafe-finally': 'error',
+      'no-dupe-keys': 'error',
+      'no-cond-assign': 'error',
+      'no-undef': 'off',
+    },
+  },
+  {
+    files: ['webui/theme.js'],
+    languageOptions: { sourceType: 'script' },
+  },
 );

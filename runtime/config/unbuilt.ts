@@ -25,7 +25,6 @@ export interface UnbuiltProblem { path: string[]; value: unknown; rule: string }
 
 const REDACTED = '[redacted]';
 const nonEmpty = (v: unknown[] | undefined) => Array.isArray(v) && v.length > 0;
-const given = (v: string | undefined) => v !== undefined && v !== '';
 
 /** One row per key; `bgp.*` and `dns.axfr.*` have several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
@@ -42,7 +41,6 @@ export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
     path: ['dns', 'axfr', 'tsigKeys'], feature: 'zone transfers (AXFR) are', isSet: (c) => nonEmpty(c.dns.axfr.tsigKeys),
     shown: (c) => c.dns.axfr.tsigKeys.map(({ secret: _secret, ...k }) => k),
   },
-  { path: ['api', 'webuiPath'], feature: 'the web dashboard is', isSet: (c) => given(c.api.webuiPath) },
 ];
 
 function valueAt(c: Config, path: string[]): unknown {

@@ -16,7 +16,6 @@ const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'dns.axfr.enabled', yaml: 'dns:\n  axfr:\n    enabled: true', want: /^config\.yaml:4: dns\.axfr\.enabled = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.requireTsig', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: /^config\.yaml:4: dns\.axfr\.requireTsig = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.tsigKeys', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: xfr.example.test, secret: c2VjcmV0LXRzaWc=}]', want: /^config\.yaml:4: dns\.axfr\.tsigKeys = \[\{"name":"xfr\.example\.test".*: zone transfers \(AXFR\) are not built yet; remove the key or leave it empty/ },
-  { key: 'api.webuiPath', yaml: 'api:\n  webuiPath: /srv/gslb-ui', want: /^config\.yaml:3: api\.webuiPath = "\/srv\/gslb-ui": the web dashboard is not built yet; remove the key$/ },
 ];
 const SECRETS = ['peer-pw', 'c2VjcmV0LXRzaWc='];
 
@@ -52,20 +51,19 @@ test('keys at their defaults, spelled out or left out, stay accepted', () => {
     'redirect: {enabled: false, listenAddr: 127.0.0.1}',
     'bgp: {enabled: false, peers: [], nodePrefixes: [], poolPrefixes: [], localASN: 65000, routerID: 192.0.2.1}',
     'dns: {axfr: {enabled: false, requireTsig: false, tsigKeys: []}}',
-    'api: {webuiPath: ""}',
   ];
   for (const yaml of rows) assert.deepEqual(problemsOf(yaml), [], yaml);
 });
 
 test('every unbuilt key is reported at once, with the other problems', () => {
-  const problems = problemsOf('dns:\n  port: 70000\napi:\n  webuiPath: /srv/ui\nbgp:\n  enabled: true\n');
+  const problems = problemsOf('dns:\n  port: 70000\n  axfr:\n    enabled: true\nbgp:\n  enabled: true\n');
   assert.ok(problems.some((p) => /dns\.port = 70000/.test(p)));
-  assert.ok(problems.some((p) => /api\.webuiPath = "\/srv\/ui": the web dashboard is not built yet/.test(p)));
+  assert.ok(problems.some((p) => /dns\.axfr\.enabled = true: zone transfers \(AXFR\) are not built yet/.test(p)));
   assert.ok(problems.some((p) => /bgp\.enabled = true: BGP is not built yet/.test(p)));
 });
 
-test('built features are accepted: backups and the license keys, in the file and from the environment', () => {
-  for (const yaml of ['backup: {enabled: true, dir: /var/backups/gslbd, interval: 2h, keep: 3}', 'license: {secret: file-secret-1, licenseKey: file-key-2}']) {
+test('built features are accepted: backups, the license keys and the dashboard folder, in the file and from the environment', () => {
+  for (const yaml of ['backup: {enabled: true, dir: /var/backups/gslbd, interval: 2h, keep: 3}', 'license: {secret: file-secret-1, licenseKey: file-key-2}', 'api: {webuiPath: /srv/gslb-ui}']) {
     assert.deepEqual(problemsOf(yaml), [], yaml);
   }
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-unbuilt-'));
