@@ -39,19 +39,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.mjs', 'tests/**/*.mjs', 'eslint.config.mjs'],
-    languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
-    rules: {
-      'no-self-compare': 'error',
-      'no-unsafe-finally': 'error',
-      'no-dupe-keys': 'error',
-      'no-cond-assign': 'error',
-      'no-undef': 'off',
-    },
-  },
-  {
-    // the dashboard's browser modules (docs/ui.md): plain ES modules, no build step
-    files: ['webui/**/*.js'],
+    // Node scripts, and the dashboard's browser modules (docs/ui.md: plain ES modules, no build step)
+    files: ['bin/**/*.mjs', 'tests/**/*.mjs', 'eslint.config.mjs', 'webui/**/*.js'],
     languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
     rules: {
       'no-self-compare': 'error',
