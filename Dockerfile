@@ -29,6 +29,7 @@ COPY --from=build /src/dist dist
 COPY --from=build /src/native native
 COPY --from=build /src/package.json package.json
 COPY schemas schemas
+COPY webui webui
 COPY bin bin
 COPY examples examples
 # the default configuration: every listener on 0.0.0.0, DNS on 5353 (an unprivileged user cannot

@@ -39,7 +39,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.mjs', 'tests/**/*.mjs', 'eslint.config.mjs'],
+    // Node scripts, and the dashboard's browser modules (docs/ui.md: plain ES modules, no build step)
+    files: ['bin/**/*.mjs', 'tests/**/*.mjs', 'eslint.config.mjs', 'webui/**/*.js'],
     languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
     rules: {
       'no-self-compare': 'error',
@@ -48,5 +49,9 @@ export default tseslint.config(
       'no-cond-assign': 'error',
       'no-undef': 'off',
     },
+  },
+  {
+    files: ['webui/theme.js'],
+    languageOptions: { sourceType: 'script' },
   },
 );

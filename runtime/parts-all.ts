@@ -8,6 +8,7 @@ import './demo/part.js';
 import './metrics/part.js';
 import './license/part.js';
 import './auth/part.js';
+import './ui/part.js';
 import './cluster/part.js';
 import './health/part.js';
 import './dns/part.js';

@@ -25,7 +25,6 @@ export interface UnbuiltProblem { path: string[]; value: unknown; rule: string }
 
 const REDACTED = '[redacted]';
 const nonEmpty = (v: unknown[] | undefined) => Array.isArray(v) && v.length > 0;
-const given = (v: string | undefined) => v !== undefined && v !== '';
 
 /** One row per key; `bgp.*` has several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
@@ -36,7 +35,6 @@ export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
   },
   { path: ['bgp', 'nodePrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.nodePrefixes) },
   { path: ['bgp', 'poolPrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.poolPrefixes) },
-  { path: ['api', 'webuiPath'], feature: 'the web dashboard is', isSet: (c) => given(c.api.webuiPath) },
 ];
 
 function valueAt(c: Config, path: string[]): unknown {

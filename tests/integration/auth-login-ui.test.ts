@@ -44,7 +44,9 @@ test('login page in headless Chromium: password, then TOTP, lands on the signed-
     // the enrolment used the current step; the next step's code is within the one-step tolerance
     await code.fill(authenticator.clone({ epoch: enrolAt + 30_000 }).generate(secret));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL('**/ui/account', { timeout: 10_000 });
+    // signing in lands on the dashboard; the account page is one link away
+    await page.waitForURL('**/ui/', { timeout: 10_000 });
+    await page.goto(`${d.url}/ui/account`);
     await page.locator('#me').waitFor({ state: 'visible', timeout: 10_000 });
     assert.equal(await page.locator('#me-email').innerText(), 'ui@example.test');
     assert.equal(await page.locator('#me-role').innerText(), 'tenant_admin');

@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** What the package is built from: everything `npm pack` reads, without dist/ or native build output. */
 const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'BENCHMARKS.md', 'LICENSE',
-  'bin', 'controller', 'runtime', 'schemas', 'native', 'examples', 'docs'];
+  'bin', 'controller', 'runtime', 'schemas', 'webui', 'native', 'examples', 'docs'];
 
 /** Process groups still running (killed when the test ends, whatever happened). */
 const live = new Set<number>();
@@ -65,7 +65,8 @@ test('the packed tarball installs, and its gslbd and gslbctl run', async (t) => 
   const files = info.files.map((f) => f.path);
   for (const want of ['bin/gslbd.mjs', 'bin/gslbctl.mjs', 'dist/runtime/main.js', 'dist/controller/cli/main.js', 'schemas/config.v1.schema.json',
     'native/tcp-probe/binding.gyp', 'native/tcp-probe/tcp_probe.c', 'native/udp-batch/binding.gyp', 'native/udp-batch/udp_batch.c',
-    'examples/config.yaml', 'examples/config-repo/services/www.yaml', 'docs/gitops.md', 'README.md', 'package.json']) {
+    'examples/config.yaml', 'examples/config-repo/services/www.yaml', 'docs/gitops.md', 'README.md', 'package.json',
+    'webui/index.html', 'webui/js/main.js']) {
     assert.ok(files.includes(want), `${want} is packed`);
   }
   const unwanted = files.filter((f) => /^(tests|tsconfig|controller|runtime)\b|\/build\/|\.ts$|node_modules/.test(f) && !f.endsWith('.d.ts'));

@@ -8,6 +8,7 @@ const shell = (title: string, body: string, script: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · gslbd</title>
+<link rel="icon" href="/ui/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/ui/login/style.css">
 </head>
 <body>
@@ -64,6 +65,7 @@ export const ACCOUNT_HTML = shell('Account', `<h1>Signed in</h1>
   <dt>Two-step verification</dt><dd id="me-totp"></dd>
   <dt>Permissions</dt><dd id="me-perms"></dd>
 </dl>
+<p><a href="/ui/">Open the dashboard</a></p>
 <button type="button" id="logout">Sign out</button>`, '/ui/login/account.js');
 
 /** Shared styles: readable, high contrast, visible focus. */

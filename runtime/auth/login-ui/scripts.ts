@@ -1,6 +1,14 @@
-/** Browser script of /ui/login: password, then TOTP when the server answers `mfaRequired`. */
+/**
+ * Browser script of /ui/login: password, then TOTP when the server answers `mfaRequired`. After
+ * signing in it goes to the page named by the query's `next` when that is a page of the dashboard (a path under /ui/, never
+ * another origin), else to the dashboard, keeping the URL fragment (the dashboard's view).
+ */
 export const LOGIN_JS = `'use strict';
 const $ = (id) => document.getElementById(id);
+function nextPage() {
+  const n = new URLSearchParams(location.search).get('next') || '';
+  return /^\\/ui\\/[^/\\\\]*$/.test(n) && !n.startsWith('/ui/login') ? n : '/ui/';
+}
 const status = (msg, error) => { const s = $('status'); s.textContent = msg; s.className = error ? 'error' : ''; };
 async function post(path, body) {
   const res = await fetch('/api/v1' + path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -14,7 +22,7 @@ $('login').addEventListener('submit', async (ev) => {
   if (!$('totp').hidden && $('totpCode').value) body.totpCode = $('totpCode').value.trim();
   status('Signing in…');
   const r = await post('/auth/login', body);
-  if (r.status === 200) { status('Signed in.'); location.assign('/ui/account'); return; }
+  if (r.status === 200) { status('Signed in.'); location.assign(nextPage() + location.hash); return; }
   if (r.data.mfaRequired) {
     $('totp').hidden = false;
     $('totpCode').required = true;

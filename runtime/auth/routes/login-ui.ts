@@ -14,8 +14,8 @@ function send(reply: FastifyReply, type: string, body: string) {
 }
 
 /**
- * Serves the sign-in page at /ui/login, the signed-in page at /ui/account (until the dashboard
- * exists) and their assets. All public: the pages call the API, which enforces access.
+ * Serves the sign-in page at /ui/login, the signed-in page at /ui/account and their assets. All
+ * public: the pages call the API, which enforces access.
  */
 export async function loginUiPlugin(app: FastifyInstance): Promise<void> {
   const pub = { config: { public: true }, schema: { hide: true } };
@@ -26,8 +26,8 @@ export async function loginUiPlugin(app: FastifyInstance): Promise<void> {
   app.get('/ui/login/style.css', pub, async (_req, reply) => send(reply, 'text/css; charset=utf-8', STYLE_CSS));
 }
 
-/** GET / when nothing else serves it: the single-sign-on callback lands there (§4); go to the account page. */
+/** GET / when nothing else serves it: the single-sign-on callback lands there (§4); go to the dashboard. */
 export async function rootRedirectPlugin(app: FastifyInstance): Promise<void> {
   if (app.hasRoute({ method: 'GET', url: '/' })) return;
-  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.redirect('/ui/account', 302));
+  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.redirect('/ui/', 302));
 }

@@ -13,7 +13,6 @@ const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'bgp.peers', yaml: 'bgp:\n  peers: [{remoteASN: 65001, remoteAddr: 192.0.2.2, password: peer-pw}]', want: /^config\.yaml:3: bgp\.peers = \[\{"remoteASN":65001,"remoteAddr":"192\.0\.2\.2"\}\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.nodePrefixes', yaml: 'bgp:\n  nodePrefixes: [192.0.2.0/24]', want: /^config\.yaml:3: bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'bgp.poolPrefixes', yaml: 'bgp:\n  poolPrefixes: [{poolID: p1, prefixes: [198.51.100.0/24]}]', want: /^config\.yaml:3: bgp\.poolPrefixes = .*: BGP is not built yet; remove the key or leave it empty/ },
-  { key: 'api.webuiPath', yaml: 'api:\n  webuiPath: /srv/gslb-ui', want: /^config\.yaml:3: api\.webuiPath = "\/srv\/gslb-ui": the web dashboard is not built yet; remove the key$/ },
 ];
 const SECRETS = ['peer-pw'];
 
@@ -49,20 +48,19 @@ test('keys at their defaults, spelled out or left out, stay accepted', () => {
     'redirect: {enabled: false, listenAddr: 127.0.0.1}',
     'bgp: {enabled: false, peers: [], nodePrefixes: [], poolPrefixes: [], localASN: 65000, routerID: 192.0.2.1}',
     'dns: {axfr: {enabled: false, requireTsig: false, tsigKeys: []}}',
-    'api: {webuiPath: ""}',
   ];
   for (const yaml of rows) assert.deepEqual(problemsOf(yaml), [], yaml);
 });
 
 test('every unbuilt key is reported at once, with the other problems', () => {
-  const problems = problemsOf('dns:\n  port: 70000\napi:\n  webuiPath: /srv/ui\nbgp:\n  enabled: true\n');
+  const problems = problemsOf('dns:\n  port: 70000\nbgp:\n  enabled: true\n  nodePrefixes: [192.0.2.0/24]\n');
   assert.ok(problems.some((p) => /dns\.port = 70000/.test(p)));
-  assert.ok(problems.some((p) => /api\.webuiPath = "\/srv\/ui": the web dashboard is not built yet/.test(p)));
+  assert.ok(problems.some((p) => /bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet/.test(p)));
   assert.ok(problems.some((p) => /bgp\.enabled = true: BGP is not built yet/.test(p)));
 });
 
-test('built features are accepted: backups and the license keys, in the file and from the environment', () => {
-  for (const yaml of ['backup: {enabled: true, dir: /var/backups/gslbd, interval: 2h, keep: 3}', 'license: {secret: file-secret-1, licenseKey: file-key-2}']) {
+test('built features are accepted: backups, the license keys and the dashboard folder, in the file and from the environment', () => {
+  for (const yaml of ['backup: {enabled: true, dir: /var/backups/gslbd, interval: 2h, keep: 3}', 'license: {secret: file-secret-1, licenseKey: file-key-2}', 'api: {webuiPath: /srv/gslb-ui}']) {
     assert.deepEqual(problemsOf(yaml), [], yaml);
   }
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-unbuilt-'));
