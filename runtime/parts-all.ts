@@ -9,6 +9,7 @@ import './auth/part.js';
 import './cluster/part.js';
 import './health/part.js';
 import './dns/part.js';
+import './bgp/part.js';
 import './ws/part.js';
 import './mail/part.js';
 import './forms/part.js';

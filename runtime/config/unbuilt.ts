@@ -27,17 +27,10 @@ const REDACTED = '[redacted]';
 const nonEmpty = (v: unknown[] | undefined) => Array.isArray(v) && v.length > 0;
 const given = (v: string | undefined) => v !== undefined && v !== '';
 
-/** One row per key; `bgp.*` and `dns.axfr.*` have several because each may be set alone. */
+/** One row per key; `dns.axfr.*` and `license.*` have several because each may be set alone. */
 export const UNBUILT_KEYS: readonly UnbuiltKey[] = [
   { path: ['backup', 'enabled'], feature: 'backups are', isSet: (c) => c.backup.enabled },
   { path: ['redirect', 'enabled'], feature: 'the HTTP redirect listener is', isSet: (c) => c.redirect.enabled },
-  { path: ['bgp', 'enabled'], feature: 'BGP is', isSet: (c) => c.bgp.enabled },
-  {
-    path: ['bgp', 'peers'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.peers),
-    shown: (c) => c.bgp.peers.map(({ password: _secret, ...p }) => p),
-  },
-  { path: ['bgp', 'nodePrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.nodePrefixes) },
-  { path: ['bgp', 'poolPrefixes'], feature: 'BGP is', isSet: (c) => nonEmpty(c.bgp.poolPrefixes) },
   { path: ['dns', 'axfr', 'enabled'], feature: 'zone transfers (AXFR) are', isSet: (c) => c.dns.axfr.enabled },
   { path: ['dns', 'axfr', 'requireTsig'], feature: 'zone transfers (AXFR) are', isSet: (c) => c.dns.axfr.requireTsig },
   {

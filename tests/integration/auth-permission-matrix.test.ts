@@ -31,6 +31,8 @@ const DECLARED: Record<string, string> = {
   'POST /api/v1/auth/totp/setup': 'authenticated', 'POST /api/v1/auth/totp/verify': 'authenticated',
   'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
+  // BGP is server-wide like the cluster (docs/bgp.md "Status")
+  'GET /api/v1/bgp': 'cluster:read',
   'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
   // form-service keys (docs/forms.md): a tenant_admin makes them, an operator may list them
   'GET /api/v1/apikeys': 'apikeys:read', 'POST /api/v1/apikeys': 'apikeys:write', 'DELETE /api/v1/apikeys/:id': 'apikeys:write',

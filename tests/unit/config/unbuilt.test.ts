@@ -11,10 +11,6 @@ import { ValidationError } from '../../../runtime/errors.js';
 const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'backup.enabled', yaml: 'backup:\n  enabled: true', want: /^config\.yaml:3: backup\.enabled = true: backups are not built yet; remove the key or set it to false/ },
   { key: 'redirect.enabled', yaml: 'redirect:\n  enabled: true\n  port: 8081', want: /^config\.yaml:3: redirect\.enabled = true: the HTTP redirect listener is not built yet; remove the key or set it to false/ },
-  { key: 'bgp.enabled', yaml: 'bgp:\n  enabled: true\n  localASN: 65000\n  routerID: 192.0.2.1', want: /^config\.yaml:3: bgp\.enabled = true: BGP is not built yet; remove the key or set it to false/ },
-  { key: 'bgp.peers', yaml: 'bgp:\n  peers: [{remoteASN: 65001, remoteAddr: 192.0.2.2, password: peer-pw}]', want: /^config\.yaml:3: bgp\.peers = \[\{"remoteASN":65001,"remoteAddr":"192\.0\.2\.2"\}\]: BGP is not built yet; remove the key or leave it empty/ },
-  { key: 'bgp.nodePrefixes', yaml: 'bgp:\n  nodePrefixes: [192.0.2.0/24]', want: /^config\.yaml:3: bgp\.nodePrefixes = \["192\.0\.2\.0\/24"\]: BGP is not built yet; remove the key or leave it empty/ },
-  { key: 'bgp.poolPrefixes', yaml: 'bgp:\n  poolPrefixes: [{poolID: p1, prefixes: [198.51.100.0/24]}]', want: /^config\.yaml:3: bgp\.poolPrefixes = .*: BGP is not built yet; remove the key or leave it empty/ },
   { key: 'dns.axfr.enabled', yaml: 'dns:\n  axfr:\n    enabled: true', want: /^config\.yaml:4: dns\.axfr\.enabled = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.requireTsig', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: /^config\.yaml:4: dns\.axfr\.requireTsig = true: zone transfers \(AXFR\) are not built yet; remove the key or set it to false/ },
   { key: 'dns.axfr.tsigKeys', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: xfr.example.test, secret: c2VjcmV0LXRzaWc=}]', want: /^config\.yaml:4: dns\.axfr\.tsigKeys = \[\{"name":"xfr\.example\.test".*: zone transfers \(AXFR\) are not built yet; remove the key or leave it empty/ },
@@ -22,7 +18,7 @@ const ROWS: { key: string; yaml: string; want: RegExp }[] = [
   { key: 'license.licenseKey', yaml: 'license:\n  licenseKey: file-key-2', want: /^config\.yaml:3: license\.licenseKey = "\[redacted\]": licensing is not built yet; remove the key$/ },
   { key: 'api.webuiPath', yaml: 'api:\n  webuiPath: /srv/gslb-ui', want: /^config\.yaml:3: api\.webuiPath = "\/srv\/gslb-ui": the web dashboard is not built yet; remove the key$/ },
 ];
-const SECRETS = ['peer-pw', 'c2VjcmV0LXRzaWc=', 'file-secret-1', 'file-key-2'];
+const SECRETS = ['c2VjcmV0LXRzaWc=', 'file-secret-1', 'file-key-2'];
 
 function problemsOf(yaml: string): string[] {
   try {
@@ -54,7 +50,6 @@ test('keys at their defaults, spelled out or left out, stay accepted', () => {
     '',
     'backup: {enabled: false, dir: /var/backups/gslbd, interval: 2h, keep: 3}',
     'redirect: {enabled: false, listenAddr: 127.0.0.1}',
-    'bgp: {enabled: false, peers: [], nodePrefixes: [], poolPrefixes: [], localASN: 65000, routerID: 192.0.2.1}',
     'dns: {axfr: {enabled: false, requireTsig: false, tsigKeys: []}}',
     'license: {}',
     'license: {secret: "", licenseKey: ""}',
@@ -64,10 +59,10 @@ test('keys at their defaults, spelled out or left out, stay accepted', () => {
 });
 
 test('every unbuilt key is reported at once, with the other problems', () => {
-  const problems = problemsOf('dns:\n  port: 70000\nbackup:\n  enabled: true\nbgp:\n  enabled: true\n');
+  const problems = problemsOf('dns:\n  port: 70000\nbackup:\n  enabled: true\napi:\n  webuiPath: /srv/ui\n');
   assert.ok(problems.some((p) => /dns\.port = 70000/.test(p)));
   assert.ok(problems.some((p) => /backup\.enabled = true: backups are not built yet/.test(p)));
-  assert.ok(problems.some((p) => /bgp\.enabled = true: BGP is not built yet/.test(p)));
+  assert.ok(problems.some((p) => /api\.webuiPath = "\/srv\/ui": the web dashboard is not built yet/.test(p)));
 });
 
 test('license keys from the environment are refused, naming the variable and not the value', () => {
