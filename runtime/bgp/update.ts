@@ -81,7 +81,8 @@ export function encodeAttributes(a: OutAttributes, fourOctet: boolean): Buffer {
   return Buffer.concat(parts);
 }
 
-function updateMessage(withdrawn: Buffer, attrs: Buffer, nlri: Buffer): Buffer {
+/** An UPDATE message from its three raw fields: withdrawn routes, path attributes, NLRI (RFC 4271 §4.3). */
+export function updateMessage(withdrawn: Buffer, attrs: Buffer, nlri: Buffer): Buffer {
   const body = Buffer.alloc(4 + withdrawn.length + attrs.length + nlri.length);
   body.writeUInt16BE(withdrawn.length, 0);
   withdrawn.copy(body, 2);

@@ -5,7 +5,7 @@ import { api, startTestDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/proc.js';
 import { encodeKeepalive, frameMessage, FrameReader, MsgType, type RawMessage } from '../../runtime/bgp/header.js';
 import { decodeOpen, encodeOpen } from '../../runtime/bgp/open.js';
-import { decodeUpdate } from '../../runtime/bgp/update.js';
+import { decodeUpdate, updateMessage } from '../../runtime/bgp/update.js';
 import { formatPrefix4 } from '../../runtime/bgp/prefix.js';
 
 const PEER_AS = 65020;
@@ -59,15 +59,7 @@ const openAuthParam = () => {
   const body = Buffer.from([4, 0xfe, 0x4c, 0, 9, 10, 0, 0, 9, 4, 1, 2, 0, 0]);
   return frameMessage(MsgType.Open, body);
 };
-const update = (withdrawn: Buffer, attrs: Buffer, nlri: Buffer) => {
-  const b = Buffer.alloc(4 + withdrawn.length + attrs.length + nlri.length);
-  b.writeUInt16BE(withdrawn.length, 0);
-  withdrawn.copy(b, 2);
-  b.writeUInt16BE(attrs.length, 2 + withdrawn.length);
-  attrs.copy(b, 4 + withdrawn.length);
-  nlri.copy(b, 4 + withdrawn.length + attrs.length);
-  return frameMessage(MsgType.Update, b);
-};
+const update = updateMessage;
 const ORIGIN = Buffer.from([0x40, 1, 1, 0]);
 // 4-octet ASNs: both OPENs carry the capability (RFC 6793)
 const AS_PATH = Buffer.from([0x40, 2, 6, 2, 1, 0, 0, 0xfe, 0x4c]);

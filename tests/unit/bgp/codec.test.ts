@@ -4,7 +4,7 @@ import { BgpProtocolError } from '../../../runtime/bgp/errors.js';
 import { checkHeader, decodeNotification, encodeKeepalive, encodeNotification, frameMessage, FrameReader, MsgType } from '../../../runtime/bgp/header.js';
 import { AS_TRANS, decodeOpen, encodeOpen, peerAsOf } from '../../../runtime/bgp/open.js';
 import { decodePrefixes4, encodePrefix4, formatPrefix4, parsePrefix4 } from '../../../runtime/bgp/prefix.js';
-import { Attr, decodeUpdate, encodeAttributes, encodeUpdates } from '../../../runtime/bgp/update.js';
+import { Attr, decodeUpdate, encodeAttributes, encodeUpdates, updateMessage } from '../../../runtime/bgp/update.js';
 
 const P = (s: string) => parsePrefix4(s)!;
 const codeOf = (fn: () => unknown): [number, number] | undefined => {
@@ -111,13 +111,7 @@ test('UPDATE: our attributes round-trip, AS_TRANS and AS4_PATH towards a 2-byte 
 });
 
 test('UPDATE errors: the subcodes of RFC 4271 §6.3', () => {
-  const upd = (attrs: number[], nlri: number[] = []) => {
-    const b = Buffer.alloc(4 + attrs.length + nlri.length);
-    b.writeUInt16BE(attrs.length, 2);
-    Buffer.from(attrs).copy(b, 4);
-    Buffer.from(nlri).copy(b, 4 + attrs.length);
-    return b;
-  };
+  const upd = (attrs: number[], nlri: number[] = []) => updateMessage(Buffer.alloc(0), Buffer.from(attrs), Buffer.from(nlri)).subarray(19);
   const ORIGIN = [0x40, 1, 1, 0];
   const AS_PATH2 = [0x40, 2, 4, 2, 1, 0xfd, 0xe8];
   const NH = [0x40, 3, 4, 192, 0, 2, 1];
