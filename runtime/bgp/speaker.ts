@@ -54,6 +54,7 @@ export class BgpSpeaker {
   private readonly sent = new Map<BgpPeer, Set<string>>();
   private readonly updates = new Map<BgpPeer, number>();
   private desired: string[] = [];
+  private stopping = false;
   private server: Server | undefined;
   boundPort: number | undefined;
 
@@ -91,6 +92,7 @@ export class BgpSpeaker {
 
   /** Sets what we announce and sends each established peer the difference. */
   announce(prefixes: readonly string[]): void {
+    if (this.stopping) return; // an evaluation queued before shutdown must not announce again
     this.desired = [...prefixes];
     for (const p of this.peers.values()) this.sync(p);
   }
@@ -105,6 +107,7 @@ export class BgpSpeaker {
    * Administrative Shutdown and closes the listener, within about `timeoutMs`.
    */
   async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
     this.desired = [];
     for (const p of this.peers.values()) this.sync(p);
     const closed = this.server ? new Promise<void>((r) => this.server!.close(() => r())) : Promise.resolve();

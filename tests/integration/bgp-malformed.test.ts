@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { api, startTestDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/proc.js';
 import { encodeKeepalive, frameMessage, FrameReader, MsgType, type RawMessage } from '../../runtime/bgp/header.js';
@@ -19,6 +19,9 @@ class RawPeer {
     socket.on('data', (c: Buffer) => { this.messages.push(...this.reader.push(c)); });
     socket.on('close', () => { this.closed = true; });
     socket.on('error', () => {});
+  }
+  static wrap(s: Socket): RawPeer {
+    return new RawPeer(s);
   }
   static open(port: number, localAddress = '127.0.0.1'): Promise<RawPeer> {
     return new Promise((resolve, reject) => {
@@ -148,3 +151,57 @@ test('malformed BGP messages get the RFC 4271 NOTIFICATION and a closed connecti
   await good.next(MsgType.Keepalive, 3000);
   good.socket.destroy();
 });
+
+/** Accepts the daemon's own connection attempts on a free port, as RawPeers. */
+async function rawListener(): Promise<{ port: number; next: () => Promise<RawPeer>; close: () => Promise<void> }> {
+  const waiting: RawPeer[] = [];
+  const srv = createServer((s) => { waiting.push(RawPeer.wrap(s)); });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (srv.address() as { port: number }).port,
+    next: async () => {
+      const end = Date.now() + 5000;
+      while (!waiting.length) {
+        if (Date.now() > end) throw new Error('the daemon did not connect');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return waiting.shift()!;
+    },
+    close: () => new Promise<void>((r) => { srv.close(() => r()); }),
+  };
+}
+
+// RFC 4271 §6.8: with a connection each way in OpenConfirm, the one opened by the side with the
+// higher BGP Identifier survives; the other gets Cease / Connection Collision Resolution (6/7).
+for (const row of [
+  { name: 'our identifier is higher: the connection we opened survives', remoteId: '10.0.0.9', survivor: 'outgoing' },
+  { name: 'the peer\'s identifier is higher: the connection it opened survives', remoteId: '198.51.100.9', survivor: 'incoming' },
+] as const) {
+  test(`connection collision: ${row.name}`, async (t) => {
+    const remote = await rawListener();
+    const d = await startTestDaemon({
+      bgp: {
+        enabled: true, localASN: 65010, routerID: '192.0.2.1', listenAddr: '127.0.0.1', listenPort: 0, holdTime: '9s', keepAliveTime: '3s',
+        peers: [{ remoteASN: PEER_AS, remoteAddr: '127.0.0.1', remotePort: remote.port }], nodePrefixes: ['203.0.113.0/24'],
+      },
+    } as never);
+    t.after(async () => { await d.stop(); await remote.close(); });
+    const outgoing = await remote.next();
+    await outgoing.next(MsgType.Open);
+    outgoing.socket.write(open({ routerId: row.remoteId }));
+    await outgoing.next(MsgType.Keepalive); // OpenConfirm
+    const incoming = await RawPeer.open(d.ports.bgpPort!);
+    await incoming.next(MsgType.Open);
+    incoming.socket.write(open({ routerId: row.remoteId }));
+    const [winner, loser] = row.survivor === 'outgoing' ? [outgoing, incoming] : [incoming, outgoing];
+    const n = (await loser.next(MsgType.Notification)).body;
+    assert.deepEqual([n.readUInt8(0), n.readUInt8(1)], [6, 7]);
+    await loser.waitClosed();
+    if (winner === incoming) await incoming.next(MsgType.Keepalive);
+    winner.socket.write(encodeKeepalive());
+    const u = decodeUpdate((await winner.next(MsgType.Update)).body, true);
+    assert.deepEqual(u.nlri.map(formatPrefix4), ['203.0.113.0/24']);
+    assert.equal((await api(d.url, 'GET', '/api/v1/bgp')).body.peers[0].state, 'Established');
+    winner.socket.destroy();
+  });
+}
