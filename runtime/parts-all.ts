@@ -13,6 +13,7 @@ import './cluster/part.js';
 import './health/part.js';
 import './dns/part.js';
 import './rum/part.js';
+import './bgp/part.js';
 import './ws/part.js';
 import './mail/part.js';
 import './forms/part.js';

@@ -4,6 +4,7 @@ import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
 import { isBase64Secret } from '../dns/tsig.js';
+import { checkBgpRules } from './bgp-rules.js';
 
 /** The rule an IP map key breaks, or undefined when it is an IP literal without a scope id. */
 function ipKeyRule(key: string): string | undefined {
@@ -84,13 +85,7 @@ export function checkConfigSemantics(c: Config): Problem[] {
 
   if (c.redirect.enabled && c.redirect.port === undefined) add(['redirect', 'port'], undefined, 'required when redirect.enabled is true');
 
-  if (c.bgp.enabled) {
-    if (!c.bgp.localASN) add(['bgp', 'localASN'], c.bgp.localASN, 'required and non-zero when bgp.enabled is true');
-    if (!c.bgp.routerID) add(['bgp', 'routerID'], undefined, 'required when bgp.enabled is true');
-    const hold = parseDuration(c.bgp.holdTime);
-    if (hold !== undefined && hold !== 0 && hold < 3000) add(['bgp', 'holdTime'], c.bgp.holdTime, 'must be 0 or at least 3s (RFC 4271)');
-  }
-  c.bgp.peers.forEach((p, i) => { if (p.remoteASN === 0) add(['bgp', 'peers', i, 'remoteASN'], 0, 'must be non-zero'); });
+  checkBgpRules(c.bgp, add);
 
   const o = c.auth.oidc;
   if (o.enabled) {

@@ -60,7 +60,7 @@ export interface Config {
   redirect: { enabled: boolean; listenAddr: string; port?: number };
   bgp: {
     enabled: boolean; localASN?: number; routerID?: string; listenAddr: string; listenPort: number; holdTime: string; keepAliveTime: string;
-    peers: { remoteASN: number; remoteAddr: string; password?: string }[]; nodePrefixes: string[];
+    peers: { remoteASN: number; remoteAddr: string; remotePort: number; password?: string }[]; nodePrefixes: string[];
     poolPrefixes: { poolID: string; prefixes: string[]; withdrawThreshold: number }[];
   };
   auth: {

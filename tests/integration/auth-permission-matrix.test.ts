@@ -33,6 +33,8 @@ const DECLARED: Record<string, string> = {
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
   // the database and the license belong to the system (docs/backup.md, docs/license.md)
   'POST /api/v1/system/backup': 'backups:write', 'GET /api/v1/license': 'license:read',
+  // BGP is server-wide like the cluster (docs/bgp.md "Status")
+  'GET /api/v1/bgp': 'cluster:read',
   'GET /api/v1/settings/smtp': 'settings:read', 'PUT /api/v1/settings/smtp': 'settings:write',
   // form-service keys (docs/forms.md): a tenant_admin makes them, an operator may list them
   'GET /api/v1/apikeys': 'apikeys:read', 'POST /api/v1/apikeys': 'apikeys:write', 'DELETE /api/v1/apikeys/:id': 'apikeys:write',

@@ -66,6 +66,7 @@ test('openapi check: documented responses of real routes pass; hidden routes and
     assert.equal((await api(d.url, 'POST', '/api/v1/simulate', { name: 'probe.example.test.', clientIp: '10.1.2.3' })).status, 200);
     assert.equal((await api(d.url, 'GET', '/api/v1/cluster')).status, 200);
     assert.equal((await api(d.url, 'GET', '/api/v1/cluster/health')).status, 200);
+    assert.equal((await api(d.url, 'GET', '/api/v1/bgp')).body.enabled, false);
     assert.equal((await api(d.url, 'POST', '/api/v1/demo/backends/demo-1/stop')).body.running, false);
     assert.equal((await api(d.url, 'POST', '/api/v1/demo/backends/demo-1/start')).body.running, true);
     assert.equal((await api(d.url, 'POST', '/api/v1/demo/backends/nope/stop')).status, 404);
@@ -76,8 +77,8 @@ test('openapi check: documented responses of real routes pass; hidden routes and
     assert.equal((await api(d.url, 'GET', `/api/v1/pools/${pool.body.id}`)).status, 404);
     assert.equal((await api(d.url, 'POST', '/api/v1/pools', 'x', { 'content-type': 'text/plain' })).status, 415);
     assert.deepEqual(d.openapi.violations(), []);
-    assert.equal(d.openapi.checked, 19);
-    assert.equal(d.openapi.bodies, 18, 'every response but the 204 had a JSON body that was validated');
+    assert.equal(d.openapi.checked, 20);
+    assert.equal(d.openapi.bodies, 19, 'every response but the 204 had a JSON body that was validated');
   } finally {
     await d.stop();
   }

@@ -81,13 +81,13 @@ test('gslbctl validate --config: exit 0 valid, 1 invalid with every problem, -o 
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
-test('a key of an unbuilt feature stops gslbd and fails gslbctl validate, naming the key and line', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gslbd-unbuilt-'));
+test('a BGP peer password (TCP MD5, not supported) stops gslbd and fails gslbctl validate, naming the key and line, never the password', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-bgp-md5-'));
   try {
     const file = join(dir, 'config.yaml');
-    writeFileSync(file, `database:\n  path: ${join(dir, 'db.sqlite')}\nbgp:\n  enabled: true\n  localASN: 65000\n  routerID: 192.0.2.1\n`);
-    // gslbctl may add the column (`:4:12:`) and the rule id
-    const want = /config\.yaml:4(:\d+)?: bgp\.enabled = true: BGP is not built yet; remove the key or set it to false/;
+    writeFileSync(file, `database:\n  path: ${join(dir, 'db.sqlite')}\nbgp:\n  enabled: true\n  localASN: 65000\n  routerID: 192.0.2.1\n  peers:\n    - {remoteASN: 65001, remoteAddr: 192.0.2.2, password: md5-peer-secret}\n`);
+    // gslbctl may add the column and the rule id
+    const want = /config\.yaml:8(:\d+)?: bgp\.peers\.0\.password = "\[redacted\]": TCP MD5 signatures \(RFC 2385\) are not supported/;
     const r = await runEntry('gslbd', ['--config', file]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /gslbd: invalid configuration:/);
@@ -95,6 +95,7 @@ test('a key of an unbuilt feature stops gslbd and fails gslbctl validate, naming
     const v = await runEntry('gslbctl', ['validate', '--config', file]);
     assert.equal(v.code, 1, v.stderr);
     assert.match(`${v.stdout}${v.stderr}`, want);
+    assert.ok(!`${r.stderr}${v.stdout}${v.stderr}`.includes('md5-peer-secret'));
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
