@@ -80,6 +80,8 @@ export interface Config {
     oncall_b: { apiKey: string; priority: 'P1' | 'P2' | 'P3' | 'P4' | 'P5'; region: 'us' | 'eu'; baseUrl?: string }[];
     smtp: SmtpFileConfig[];
     queueSize: number;
+    /** folders alert-target secret files may live in (docs/alerts.md "Secrets") */
+    secretDirs: string[];
     /** directory of operator mail templates overriding the built-in ones (docs/alerts.md) */
     mailTemplatesDir?: string;
   };
