@@ -40,6 +40,8 @@ export interface Config {
     repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
     allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
     safety: { maxChangePercent: number; minExisting: number };
+    /** a query-log sample replayed against every plan, and the share of answers a plan may change (docs/gitops.md "Traffic replay") */
+    replayLog?: string; maxChangedTraffic?: number;
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
   state: {

@@ -6,6 +6,7 @@ import { NO_RUM, type RumSource } from '../balancer/types.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
 import { Answerer } from './answer.js';
+import type { GeoDeps } from './service-plan.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
 import type { TransferHandler } from './tcp-dispatch.js';
@@ -24,6 +25,8 @@ declare module '../ports.js' {
     setRumSource?: (source: RumSource) => void;
     /** how a zone-transfer part answers AXFR/IXFR over TCP (undefined: REFUSED) */
     setTransferHandler?: (handler: TransferHandler | undefined) => void;
+    /** the geo databases the answer path reads (traffic replay uses the same ones) */
+    dnsGeo?: GeoDeps;
   }
 }
 
@@ -51,9 +54,11 @@ PARTS.push({
     if (city) sources.push(city);
     if (asn) sources.push(asn);
     let rum: RumSource = NO_RUM;
+    const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
+    core.ports.dnsGeo = geo;
     const a = new Answerer({
       config: cfg, health: core.health, snapshot: () => core.holder.current, startedAt: core.startedAt,
-      geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+      geo,
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'

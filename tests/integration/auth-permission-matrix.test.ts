@@ -30,6 +30,7 @@ const DECLARED: Record<string, string> = {
   'POST /api/v1/auth/logout': 'authenticated', 'GET /api/v1/auth/me': 'authenticated',
   'POST /api/v1/auth/totp/setup': 'authenticated', 'POST /api/v1/auth/totp/verify': 'authenticated',
   'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
+  'POST /api/v1/gitops/replay': 'gitops:read',
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
   // the database and the license belong to the system (docs/backup.md, docs/license.md)
   'POST /api/v1/system/backup': 'backups:write', 'GET /api/v1/license': 'license:read',

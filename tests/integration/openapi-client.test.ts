@@ -78,6 +78,7 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'listGitOpsHistory', part: 'query', type: 'HistoryQuery', file: 'controller/route-types.ts' },
   { op: 'reconcileGitOps', part: 'body', type: 'ReconcileBody', file: 'controller/route-types.ts' },
   { op: 'planGitOps', part: 'body', type: 'PlanBody', file: 'controller/route-types.ts' },
+  { op: 'replayGitOps', part: 'body', type: 'ReplayBody', file: 'controller/replay/route-types.ts' },
   { op: 'get_form', part: 'query', type: 'FormListQuery', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'post_form', part: 'body', type: 'FormCreate', file: 'runtime/forms/forms/routes/types.ts' },
   { op: 'patch_form_id', part: 'body', type: 'FormChange', file: 'runtime/forms/forms/routes/types.ts' },
