@@ -142,6 +142,12 @@ test('POST /alert-targets/{id}/test sends a sample through the real sender; 404 
   const own = await call('POST', `/api/v1/alert-targets/${gitId}/test`, undefined, sys);
   assert.equal(own.status, 200, JSON.stringify(own.body));
   assert.equal((await opsHook.waitFor(sent + 1))[sent]!.headers['x-svc-signature']?.toString().startsWith('sha256='), true);
+  // e-mail goes through the tenant's own mail settings: none stored yet, so the sample is refused
+  const mail = await call('POST', '/api/v1/alert-targets', { name: 'mail', type: 'email', email: { to: ['noc@acme.test'] } }, acme);
+  assert.equal(mail.status, 201, JSON.stringify(mail.body));
+  const m = await call('POST', `/api/v1/alert-targets/${mail.body.id}/test`, undefined, acme);
+  assert.equal(m.status, 502);
+  assert.match(m.body.error, /mail is not configured for this tenant/);
   // a receiver that refuses: 502 with its answer
   const bad = await call('POST', '/api/v1/alert-targets', { name: 'refused', type: 'webhook', webhook: { url: `${d.url}/nowhere` } }, acme);
   assert.equal(bad.status, 201);
@@ -163,7 +169,7 @@ test('git rows are read-only over REST (409 naming the file); tenants see only t
   assert.match(del.body.error, /alerts\.yaml/);
 
   const mine = (await call('GET', '/api/v1/alert-targets', undefined, acme)).body as { name: string }[];
-  assert.deepEqual(mine.map((t) => t.name).sort(), ['pager', 'quiet', 'refused']);
+  assert.deepEqual(mine.map((t) => t.name).sort(), ['mail', 'pager', 'quiet', 'refused']);
   assert.equal((await call('GET', `/api/v1/alert-targets/${git.id}`, undefined, acme)).status, 404);
   const pager = (await call('GET', `/api/v1/alert-targets/${acmeTargetId}`, undefined, acme)).body;
   assert.deepEqual(pager.oncall_a.routingKey, { env: 'GSLB_ALERT_ACME__PD' }, 'a reference is shown as a reference');
