@@ -1,5 +1,6 @@
 import { PARTS } from '../runtime/parts.js';
 import { gitopsRoutes } from './routes.js';
+import { replayRoutes } from './replay/routes.js';
 import { GitOpsController } from './controller.js';
 
 /**
@@ -13,7 +14,7 @@ PARTS.push({
   setup(core, ext) {
     const ctl = new GitOpsController(core);
     controllers.set(core, ctl);
-    ext.apiPlugins.push(async (app) => { await app.register(gitopsRoutes(core, ctl)); });
+    ext.apiPlugins.push(async (app) => { await app.register(gitopsRoutes(core, ctl)); await app.register(replayRoutes(core)); });
   },
   start(core) {
     const ctl = controllers.get(core);

@@ -65,7 +65,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
   }, async (req) => {
     const { files, revision } = req.body;
     const r = dryRun(files, core.holder.current, {
-      env: validationEnv(core.config), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
+      env: validationEnv(core.config, core.env), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
     });
     return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
   });

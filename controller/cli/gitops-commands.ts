@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../../runtime/config/load.js';
+import type { AsnResponse, CityResponse } from 'maxmind';
+import { pino } from 'pino';
+import { loadConfig, validateConfigObject } from '../../runtime/config/load.js';
+import { MmdbSource } from '../../runtime/geo/mmdb-source.js';
+import { HealthView } from '../../runtime/health/view.js';
+import type { Plan } from '../plan/types.js';
+import { renderReplay, replayPlan, type ReplayReport } from '../replay/index.js';
 import { ValidationError } from '../../runtime/errors.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
@@ -61,21 +68,69 @@ function snapshotFromDb(file: string): Snapshot {
   }
 }
 
-interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string }
+interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string; replay?: ReplayReport | null }
 
-/** Plans DIR against --db FILE (offline) or a daemon's API. */
-async function planDir(flags: Flags, dir: string | undefined): Promise<RemotePlan> {
+/**
+ * Plans DIR against --db FILE (offline) or a daemon's API; with `log` (a query log's text) also
+ * replays it against the current and the planned state (docs/gitops.md "Traffic replay").
+ */
+async function planDir(flags: Flags, dir: string | undefined, log?: string): Promise<RemotePlan> {
   const files = readDir(flags, dir);
   const db = str(flags, 'db');
   if (db) {
     const { env, safety } = fromConfig(flags);
     progress(flags, `planning against ${db}`);
-    const r = dryRun(files, snapshotFromDb(db), { env, ...(safety ? { safety } : {}) });
-    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    const current = snapshotFromDb(db);
+    const r = dryRun(files, current, { env, ...(safety ? { safety } : {}) });
+    const out: RemotePlan = { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    if (log !== undefined && r.plan) {
+      progress(flags, 'replaying the query log');
+      out.replay = await replayOffline(flags, log, current, r.plan);
+    }
+    return out;
   }
   const client = new ApiClient(str(flags, 'server'));
   progress(flags, `planning against ${client.base}`);
+  if (log !== undefined) return client.call<RemotePlan>('POST', '/gitops/replay', { files, log });
   return client.call<RemotePlan>('POST', '/gitops/plan', { files });
+}
+
+/** The query log named by --replay, and the --max-changed percentage. Errors: exit 2. */
+function replayFlags(flags: Flags): { log?: string; maxChanged?: number } {
+  const file = str(flags, 'replay');
+  const max = str(flags, 'max-changed');
+  if (max !== undefined && !file) throw inputError('--max-changed needs --replay QUERYLOG');
+  let maxChanged: number | undefined;
+  if (max !== undefined) {
+    maxChanged = Number(max.replace(/%$/, ''));
+    if (max.trim() === '' || !Number.isFinite(maxChanged) || maxChanged < 0 || maxChanged > 100) throw inputError(`--max-changed ${max}: a percentage from 0 to 100`);
+  }
+  if (!file) return {};
+  try {
+    return { log: readFileSync(file, 'utf8'), ...(maxChanged !== undefined ? { maxChanged } : {}) };
+  } catch (err) {
+    throw inputError(`--replay ${file}: cannot read the query log (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
+/**
+ * A replay against a database file: the daemon config from --config (its geo databases are
+ * loaded; without --config, defaults and no databases) and every member healthy, since the file
+ * holds no live health.
+ */
+async function replayOffline(flags: Flags, log: string, current: Snapshot, plan: Plan): Promise<ReplayReport> {
+  const file = str(flags, 'config');
+  const config = file ? loadConfig(file) : validateConfigObject({});
+  const quiet = pino({ level: 'silent' });
+  const lb = config.loadbalancer;
+  const city = lb.geoip.dbPath ? new MmdbSource<CityResponse>(lb.geoip.dbPath, quiet) : undefined;
+  const asn = lb.asn.dbPath ? new MmdbSource<AsnResponse>(lb.asn.dbPath, quiet) : undefined;
+  try {
+    for (const src of [city, asn]) await src?.start();
+    return replayPlan(log, current, plan, { config, health: new HealthView(), geo: { city, asn, endpointLocations: lb.geoip.endpointLocations } });
+  } finally {
+    for (const src of [city, asn]) src?.close();
+  }
 }
 
 /**
@@ -96,15 +151,28 @@ function printProblems(flags: Flags, dir: string, problems: string[]): number {
 }
 
 COMMANDS.diff = {
-  usage: 'diff DIR [--server URL | --db FILE] [--config FILE]',
-  summary: 'show what applying DIR would change (exit 0 none, 1 changes, 2 invalid manifests or input, 3 daemon unreachable)',
-  values: ['server', 'db', 'config'],
+  usage: 'diff DIR [--server URL | --db FILE] [--config FILE] [--replay QUERYLOG [--max-changed PERCENT]]',
+  summary: 'show what applying DIR would change, and with --replay which recorded answers would change (exit 0 none, 1 changes or --max-changed exceeded, 2 invalid manifests or input, 3 daemon unreachable)',
+  values: ['server', 'db', 'config', 'replay', 'max-changed'],
   booleans: [],
   async run(flags, args) {
-    const r = await planDir(flags, args[0]);
+    const { log, maxChanged } = replayFlags(flags);
+    const r = await planDir(flags, args[0], log);
     if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const counts = (r.plan as { counts: { create: number; update: number; delete: number } }).counts;
-    output(flags, r.plan, () => (isTty() ? colorDiff(r.text) : r.text).trimEnd());
+    const diff = () => (isTty() ? colorDiff(r.text) : r.text).trimEnd();
+    if (!r.replay) {
+      output(flags, r.plan, diff);
+      return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
+    }
+    const replay = r.replay;
+    const over = maxChanged !== undefined && replay.percent > maxChanged;
+    output(flags, { ...r.plan, replay, ...(maxChanged !== undefined ? { maxChanged, exceeded: over } : {}) }, () => [
+      diff() || '(no changes)', '', renderReplay(replay),
+      ...(maxChanged === undefined ? [] : [over ? `Over the limit: ${replay.percent.toFixed(2)} % of answers change, --max-changed is ${maxChanged} %` : `Within the limit of ${maxChanged} %`]),
+    ].join('\n'));
+    // with a budget the question is whether the traffic change fits it, not whether rows change
+    if (maxChanged !== undefined) return over ? 1 : 0;
     return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
   },
 };

@@ -5,6 +5,7 @@ import './redirect.js';
 import './form.js';
 import './apikey.js';
 import './txtrecord.js';
+import './alerttarget.js';
 export { loadManifests, problemAt, type Manifest } from './manifest.js';
 export { registerManifestKind, manifestKind, manifestKindNames, type ManifestKind, type ValidationEnv } from './kinds.js';
 export { poolKeys } from './pool.js';

@@ -2,6 +2,7 @@ import type { DesiredRow } from '../plan/types.js';
 import type { Manifest } from './manifest.js';
 import type { NameRules } from '../../runtime/tenancy/names.js';
 import type { ScriptPolicy } from '../../runtime/model/script-policy.js';
+import type { SecretPolicy } from '../../runtime/alerts/secret-ref.js';
 
 /** What semantic checks may know about the daemon they will run on (undefined: unknown, skip). */
 export interface ValidationEnv {
@@ -13,6 +14,11 @@ export interface ValidationEnv {
   names?: NameRules | undefined;
   /** health.allowScripts and health.scriptDirs (a scriptPath is resolved on this node) */
   scripts?: ScriptPolicy | undefined;
+  /**
+   * where AlertTarget secret references may point (alerts.secretDirs); `present`: the env is the
+   * daemon's own, so unset variables and unreadable files are refused too
+   */
+  alertSecrets?: { policy: SecretPolicy; present: boolean } | undefined;
 }
 
 /** Every valid manifest by kind and name, for cross-manifest checks. */

@@ -28,7 +28,7 @@ export async function loadStep(r: Reconciler, sha: string): Promise<Loaded> {
   }
   const { manifests, problems } = loadManifests(files, r.parseCache);
   if (problems.length) {
-    const more = validateManifests(manifests, validationEnv(r.core.config)).problems;
+    const more = validateManifests(manifests, validationEnv(r.core.config, r.core.env)).problems;
     throw invalid(sortProblems([...problems, ...more]));
   }
   return { manifests };

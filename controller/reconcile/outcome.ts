@@ -39,7 +39,7 @@ function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error:
   const sha = trace.sha;
   if (error.errorClass === 'stalled' && sha) {
     r.refused = { sha, stamp: r.keyringStamp(), error };
-    if (error.reason === 'TooManyDeletes' || error.reason === 'TooManyUpdates') r.metrics.apply.inc({ result: 'held' });
+    if (error.reason === 'TooManyDeletes' || error.reason === 'TooManyUpdates' || error.reason === 'TooMuchTrafficChanged') r.metrics.apply.inc({ result: 'held' });
     else if (error.reason === 'ManifestsInvalid') r.metrics.apply.inc({ result: 'invalid' });
     r.metrics.rejected.inc({ reason: error.reason });
     r.store.recordAttempt({ sha, at: now, reason: error.reason, class: error.errorClass, message: error.message, problems: error.problems, trigger: req.trigger.kind });

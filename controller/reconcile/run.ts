@@ -10,6 +10,7 @@ import { loadStep } from './load.js';
 import { validateStep } from './validate.js';
 import { holdUnsafe, planStep } from './plan.js';
 import { applyStep } from './apply.js';
+import { holdTrafficChange } from '../replay/hold.js';
 
 /** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
 export interface Finished {
@@ -69,6 +70,7 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
     const p = planStep(r, sha, desired);
     trace.plan = p.plan;
     holdUnsafe(p.plan, req.force);
+    holdTrafficChange(r.core, p.plan, req.force, trace.log);
     return p;
   });
   const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };

@@ -22,12 +22,12 @@ export function validateStep(r: Reconciler, sha: string, verified: Verified, loa
   if ('desired' in loaded) {
     desired = loaded.desired;
   } else {
-    const out = validateManifests(loaded.manifests, validationEnv(r.core.config));
+    const out = validateManifests(loaded.manifests, validationEnv(r.core.config, r.core.env));
     if (out.problems.length) throw invalid(out.problems);
     desired = out.desired;
     r.loaded = { sha, stamp: r.keyringStamp(), commit: verified.commit, signer: verified.signer, desired };
   }
-  const clash = checkAgainstActual(desired, r.core.holder.current, validationEnv(r.core.config));
+  const clash = checkAgainstActual(desired, r.core.holder.current, validationEnv(r.core.config, r.core.env));
   if (clash.length) throw invalid(clash);
   return desired;
 }

@@ -15,9 +15,15 @@ import { scriptPolicyOf } from '../../runtime/model/script-policy.js';
  * messages name the suffix but never another tenant or its services.
  */
 
-/** What validation may know about the daemon `cfg` describes. */
-export function validationEnv(cfg: Config): ValidationEnv {
-  return { geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg), scripts: scriptPolicyOf(cfg.health) };
+/**
+ * What validation may know about the daemon `cfg` describes. With `env` (the daemon's own
+ * environment) AlertTarget secret references must also be readable on this node.
+ */
+export function validationEnv(cfg: Config, env?: NodeJS.ProcessEnv): ValidationEnv {
+  return {
+    geoipDb: Boolean(cfg.loadbalancer.geoip.dbPath), asnDb: Boolean(cfg.loadbalancer.asn.dbPath), names: nameRules(cfg), scripts: scriptPolicyOf(cfg.health),
+    alertSecrets: { policy: { env: env ?? {}, dirs: cfg.alerts.secretDirs, operatorTenant: cfg.tenancy.operatorTenant }, present: env !== undefined },
+  };
 }
 
 /** The DNS name a Service, Redirect or TxtRecord manifest claims, with the field that holds it. */

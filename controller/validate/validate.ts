@@ -16,7 +16,7 @@ import '../load/index.js';
 
 // verbose: errors carry the failing schema and value, so messages can name what was expected
 const ajv = addProjectFormats(new Ajv({ allErrors: true, useDefaults: false, strict: false, verbose: true }));
-for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-redirects.v1.schema.json', 'api-txt.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
+for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-redirects.v1.schema.json', 'api-txt.v1.schema.json', 'api-alerttargets.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
 const envelope = ajv.getSchema('manifest.v1.schema.json')!;
 const compiled = new Map<string, ValidateFunction>();
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log/logger.js';
 import { HttpRequestError, retryWithBackoff, type RetryPolicy } from '../net/http-client.js';
 import type { AlertEvent } from './events.js';
@@ -13,6 +14,8 @@ export const ALERT_RETRY_DELAYS_MS: readonly number[] = [2000, 4000, 8000];
 /** Targets, limits and (for tests) the retry schedule of an AlertDispatcher. */
 export interface DispatcherOptions {
   targets: AlertTarget[];
+  /** targets that change at run time (alert-target rows), each with a `key`; read at every event */
+  moreTargets?: () => readonly AlertTarget[];
   /** most events pending (queued or in flight) per target; more are dropped (default 256) */
   queueSize: number;
   log: Logger;
@@ -60,6 +63,8 @@ export class AlertDispatcher {
   private closed = false;
 
   constructor(private readonly opts: DispatcherOptions) {
+    // every delivery in flight listens on these (one per target and lane; alert-target rows make many)
+    setMaxListeners(0, this.stopWaits.signal, this.stopDeliveries.signal);
     this.delays = opts.retryDelaysMs ?? ALERT_RETRY_DELAYS_MS;
     this.warnEvery = opts.dropWarnIntervalMs ?? 5000;
   }
@@ -67,7 +72,8 @@ export class AlertDispatcher {
   /** Queues `ev` for every target that accepts it. Never blocks and never throws. */
   enqueue(ev: AlertEvent): void {
     if (this.closed) return;
-    this.opts.targets.forEach((target, i) => {
+    const more = this.opts.moreTargets?.() ?? [];
+    [...this.opts.targets, ...more].forEach((target, i) => {
       let lane: string;
       try {
         if (target.accepts && !target.accepts(ev)) return;
@@ -76,7 +82,7 @@ export class AlertDispatcher {
         this.opts.log.error({ target: target.name, detail: (err as Error).message }, 'alert target check failed');
         return;
       }
-      const w = this.workerFor(target, `${i}\u0000${lane}`);
+      const w = this.workerFor(target, `${target.key ?? i}\u0000${lane}`);
       if (w.queue.length + w.inFlight >= this.opts.queueSize) {
         this.drop(w, ev);
         return;

@@ -22,12 +22,31 @@ export interface GitopsAlert {
   node: string;
 }
 
+/**
+ * A GitOps revision applied (`gitops_applied`, from a git plan's `plan_applied`), or applied while
+ * rewinding history (`gitops_rollback`, no emitter yet: docs/alerts.md). Only alert-target rows
+ * subscribe to these; the file's `alerts.*` targets keep receiving health flips and rejections.
+ */
+export interface GitopsChangeAlert {
+  type: 'gitops_applied' | 'gitops_rollback';
+  revision: string;
+  creates: number;
+  updates: number;
+  deletes: number;
+  timestamp: number;
+  node: string;
+}
+
 /** Everything the dispatcher delivers. */
-export type AlertEvent = HealthAlert | GitopsAlert;
+export type AlertEvent = HealthAlert | GitopsAlert | GitopsChangeAlert;
+
+/** The event types the file's `alerts.*` targets receive (gslb-config-auth.md §6, docs/alerts.md). */
+export const FILE_TARGET_EVENTS: ReadonlySet<AlertEvent['type']> = new Set(['health_transition', 'gitops_rejected']);
 
 /** The incident key shared by oncall_a's dedup_key and oncall_b's alias (gslb-config-auth.md §6). */
 export function incidentKey(ev: AlertEvent): string {
-  return ev.type === 'health_transition' ? `svc/${ev.poolId}/${ev.ipAddress}` : `svc/gitops/${ev.revision}`;
+  if (ev.type === 'health_transition') return `svc/${ev.poolId}/${ev.ipAddress}`;
+  return ev.type === 'gitops_applied' ? `svc/gitops-applied/${ev.revision}` : `svc/gitops/${ev.revision}`;
 }
 
 /** A one-line human summary, used as incident title and in logs. */
@@ -35,7 +54,9 @@ export function summarize(ev: AlertEvent): string {
   if (ev.type === 'health_transition') {
     return `gslbd: member ${ev.ipAddress} of pool ${ev.poolId} is ${ev.healthy ? 'healthy again' : 'unhealthy'}`;
   }
-  return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} rejected (${ev.reason})`;
+  if (ev.type === 'gitops_rejected') return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} rejected (${ev.reason})`;
+  const what = ev.type === 'gitops_applied' ? 'applied' : 'applied as a rollback';
+  return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} ${what} (creates=${ev.creates} updates=${ev.updates} deletes=${ev.deletes})`;
 }
 
 /** Converts the bus event. */

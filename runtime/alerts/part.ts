@@ -8,6 +8,8 @@ import { healthAlertOf } from './events.js';
 import { createAlertMetrics } from './metrics.js';
 import { ALERT_RETRY_ENV, parseRetryDelays } from './retry-schedule.js';
 import { buildTargets } from './targets/index.js';
+import { RowTargets, type RowTargetDeps } from './row-targets.js';
+import { alertTargetRoutes } from './routes.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -20,11 +22,15 @@ declare module '../ports.js' {
 export interface AlertsInfo {
   dispatcher: AlertDispatcher;
   mail: MailService;
+  /** what alert-target rows send with (POST /alert-targets/{id}/test uses the same) */
+  rowDeps: RowTargetDeps;
 }
 
 /**
- * Sends alerts (mail through the mail part, which runs first) for
- * `health_transition` and `gitops_rejected` bus events to every configured target. A rejection
+ * Sends alerts (mail through the mail part, which runs first) for `health_transition` and
+ * `gitops_rejected` bus events to every configured target, and for applied git revisions
+ * (`gitops_applied`) to the alert-target rows that ask for them. The file's targets are
+ * server-wide; alert-target rows receive only their tenant's events (docs/alerts.md). A rejection
  * repeated for the same revision and reason (the loop retries a bad commit) alerts once.
  */
 export function setupAlerts(core: Core): AlertsInfo {
@@ -34,9 +40,14 @@ export function setupAlerts(core: Core): AlertsInfo {
 
   const client = createHttpClient({ timeoutMs: 10_000 });
   const targets = buildTargets(core.config.alerts, client, () => core.mail, templates, core.config.node.id);
+  const rowDeps: RowTargetDeps = {
+    client, getMail: () => core.mail, templates, node: core.config.node.id, snapshot: () => core.holder.current,
+    secrets: { env: core.env, dirs: core.config.alerts.secretDirs, operatorTenant: core.config.tenancy.operatorTenant },
+  };
+  const rows = new RowTargets(rowDeps);
   let dispatcher!: AlertDispatcher;
   const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
-  dispatcher = new AlertDispatcher({ targets, queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
+  dispatcher = new AlertDispatcher({ targets, moreTargets: () => rows.current(), queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
 
   const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue(healthAlertOf(t)));
   let lastRejection = '';
@@ -46,14 +57,23 @@ export function setupAlerts(core: Core): AlertsInfo {
     lastRejection = key;
     dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id });
   });
+  // A git revision applied here (an empty commit changes nothing and is not announced; a plan
+  // replayed from the cluster's config stream was announced by the node that applied it first).
+  const offApplied = core.applyHooks.add({
+    afterSwap(plan, _next, _prev, opts) {
+      if (plan.origin !== 'git' || opts.fromStream) return;
+      dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id });
+    },
+  });
   core.closers.push(async () => {
     offHealth();
     offGitops();
+    offApplied();
     await dispatcher.close();
     await client.close();
   });
   log.info({ webhooks: core.config.alerts.webhooks.length, oncall_a: core.config.alerts.oncall_a.length, oncall_b: core.config.alerts.oncall_b.length, mail: mail.current(SYSTEM_MAIL).source }, 'alerts ready');
-  const info: AlertsInfo = { dispatcher, mail };
+  const info: AlertsInfo = { dispatcher, mail, rowDeps };
   core.ports.alerts = info;
   return info;
 }
@@ -71,4 +91,11 @@ function retrySchedule(env: NodeJS.ProcessEnv, log: Core['log']): readonly numbe
   return parsed;
 }
 
-PARTS.push({ name: 'alerts', setup: (core) => { setupAlerts(core); } });
+PARTS.push({
+  name: 'alerts',
+  setup(core, ext) {
+    const info = setupAlerts(core);
+    const plugin = alertTargetRoutes(core, info.rowDeps);
+    ext.apiPlugins.push(async (app) => { await app.register(plugin); });
+  },
+});

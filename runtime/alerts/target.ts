@@ -11,6 +11,11 @@ export interface AlertTarget {
   type: TargetType;
   /** stable name for logs, without secrets: `webhook[0] (hooks.example.com)` */
   name: string;
+  /**
+   * Identity of the target's queues when the target list changes at run time (alert-target rows:
+   * id and revision); without it, the target's place in the file's list.
+   */
+  key?: string;
   /** most events one `deliver` call takes (1 for HTTP targets: one event per request) */
   batch: number;
   /** values that must never appear in a log line (keys, secrets) */

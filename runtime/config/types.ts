@@ -41,6 +41,8 @@ export interface Config {
     repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
     allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
     safety: { maxChangePercent: number; minExisting: number };
+    /** a query-log sample replayed against every plan, and the share of answers a plan may change (docs/gitops.md "Traffic replay") */
+    replayLog?: string; maxChangedTraffic?: number;
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
   state: {
@@ -81,6 +83,8 @@ export interface Config {
     oncall_b: { apiKey: string; priority: 'P1' | 'P2' | 'P3' | 'P4' | 'P5'; region: 'us' | 'eu'; baseUrl?: string }[];
     smtp: SmtpFileConfig[];
     queueSize: number;
+    /** folders alert-target secret files may live in (docs/alerts.md "Secrets") */
+    secretDirs: string[];
     /** directory of operator mail templates overriding the built-in ones (docs/alerts.md) */
     mailTemplatesDir?: string;
   };

@@ -78,6 +78,14 @@ export class Answerer {
   }
 
   /**
+   * The EDNS Client Subnet of the last query as `address/prefix` (`81.2.69.0/24`), or undefined
+   * when it had none. Allocates: for the query log only, never the answer path.
+   */
+  lastEcs(): string | undefined {
+    return this.q.hasEcs ? `${ecsAddressText(this.q.ecs)}/${this.q.ecs.sourcePrefix}` : undefined;
+  }
+
+  /**
    * The zone index of the current snapshot, rebuilt when the snapshot or a geo database changed.
    * The dns part calls this right after each swap, so queries find it built.
    */

@@ -32,8 +32,9 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
     const secs = (performance.now() - t0) / 1000;
     o.metrics.record(answerer.lastQtype, answerer.lastRcode, secs);
     if (o.queryLog && replied) {
+      const ecs = answerer.lastEcs();
       o.log.info({
-        name: answerer.lastName, type: typeName(answerer.lastQtype), src, rcode: rcodeName(answerer.lastRcode),
+        name: answerer.lastName, type: typeName(answerer.lastQtype), src, ...(ecs ? { ecs } : {}), rcode: rcodeName(answerer.lastRcode),
         answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
       }, 'dns query');
     }

@@ -7,6 +7,7 @@ import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
 import { Answerer, type AnswerDeps } from './answer.js';
 import { ReplayGuard } from './tsig-replay.js';
+import type { GeoDeps } from './service-plan.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
 import type { TransferHandler } from './tcp-dispatch.js';
@@ -33,6 +34,8 @@ declare module '../ports.js' {
     setRumSource?: (source: RumSource) => void;
     /** the SOA serial of the served zones (zone-serial.ts) */
     dnsSerial?: () => number;
+    /** the geo databases the answer path reads (traffic replay uses the same ones) */
+    dnsGeo?: GeoDeps;
   }
 }
 
@@ -91,9 +94,11 @@ PARTS.push({
     const serial = new ZoneSerial(core.db);
     core.closers.push(core.applyHooks.add(serial.hook()));
     const tsigKeys = tsigKeyring(cfg.dns.axfr.tsigKeys);
+    const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
+    core.ports.dnsGeo = geo;
     const a: Answerer = new Answerer({
       config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
-      geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+      geo,
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
       tsigKeys,

@@ -34,6 +34,11 @@ To choose a new password, open this link within {{ expiresInMinutes }} minutes:<
 {% for e in events %}- {{ e.time }}  revision {{ e.revision }}  reason {{ e.reason }}
   {{ e.message }}
 {% endfor %}`,
+  'alert-change.subject': `{% if count == 1 %}{% assign e = events[0] %}[gslbd] GitOps revision {{ e.shortRevision }} {% if e.type == 'gitops_rollback' %}applied as a rollback{% else %}applied{% endif %}{% else %}[gslbd] {{ count }} GitOps revisions applied{% endif %}`,
+  'alert-change.text': `gslbd on {{ node }} applied configuration revisions:
+
+{% for e in events %}- {{ e.time }}  revision {{ e.revision }}{% if e.type == 'gitops_rollback' %} (rollback){% endif %}  creates={{ e.creates }} updates={{ e.updates }} deletes={{ e.deletes }}
+{% endfor %}`,
   'test.subject': 'gslbd test message',
   'test.text': `This is a test message from gslbd on {{ node }}, sent with the mail settings from {{ source }} ({{ server }}).
 If you can read it, gslbd can send password-reset mail and alerts.

@@ -64,6 +64,9 @@ registerKind({ kind: 'service', order: 50, label: (r) => `service "${f(r, 'name'
 registerKind({ kind: 'txtrecord', order: 55, label: (r) => `TXT record ${f(r, 'name')}` });
 // HTTP redirect rules (docs/redirects.md): one row per host, no parent.
 registerKind({ kind: 'redirect', order: 56, label: (r) => `redirect ${f(r, 'host')}` });
+// Alert subscriptions (docs/alerts.md "Alert targets as resources"): secrets are references (an
+// env name or a file path), never values, so no field needs redacting.
+registerKind({ kind: 'alerttarget', order: 57, label: (r) => `alert target "${f(r, 'name')}"` });
 // The auth part's rows (docs/auth.md "Storage"). Users and keys name their tenant in `tenantId`
 // but are not registered as its children: the `default` tenant is built in (not a row, so a new
 // database has no rows at all), config sync must not drop a user of it, and tenants are never

@@ -30,6 +30,7 @@ const DECLARED: Record<string, string> = {
   'POST /api/v1/auth/logout': 'authenticated', 'GET /api/v1/auth/me': 'authenticated',
   'POST /api/v1/auth/totp/setup': 'authenticated', 'POST /api/v1/auth/totp/verify': 'authenticated',
   'GET /api/v1/gitops/status': 'gitops:read', 'POST /api/v1/gitops/reconcile': 'gitops:write', 'POST /api/v1/gitops/plan': 'gitops:read',
+  'POST /api/v1/gitops/replay': 'gitops:read',
   'GET /api/v1/cluster': 'cluster:read', 'GET /api/v1/cluster/health': 'cluster:read',
   // the database and the license belong to the system (docs/backup.md, docs/license.md)
   'POST /api/v1/system/backup': 'backups:write', 'GET /api/v1/license': 'license:read',
@@ -41,6 +42,9 @@ const DECLARED: Record<string, string> = {
   // HTTP redirect rules (docs/redirects.md): read like pools, written by tenant_admin and operator
   'GET /api/v1/redirects': 'redirects:read', 'POST /api/v1/redirects': 'redirects:write', 'GET /api/v1/redirects/:id': 'redirects:read',
   'PUT /api/v1/redirects/:id': 'redirects:write', 'DELETE /api/v1/redirects/:id': 'redirects:write',
+  // alert subscriptions are settings of the tenant: where its alerts go, with secret references (docs/alerts.md)
+  'GET /api/v1/alert-targets': 'settings:read', 'POST /api/v1/alert-targets': 'settings:write', 'GET /api/v1/alert-targets/:id': 'settings:read',
+  'PUT /api/v1/alert-targets/:id': 'settings:write', 'DELETE /api/v1/alert-targets/:id': 'settings:write', 'POST /api/v1/alert-targets/:id/test': 'settings:write',
 };
 
 // Public auth routes: the same answer for everybody (setup is done, single sign-on and mail are off).
@@ -120,6 +124,9 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         ids.apikeys = (await ok('POST', `/api/v1/apikeys?tenant=${tenant}`, { name: `spare-${uniq()}`, scopes: ['forms:read'] })).id;
       } else if (url.startsWith('/api/v1/redirects')) {
         ids.redirects = (await ok('POST', '/api/v1/redirects', { host: `r-${uniq()}.${tenant}.example.test`, target: 'https://target.example.org/' }, h)).id;
+      } else if (url.startsWith('/api/v1/alert-targets')) {
+        // a receiver that refuses at once, so /test answers quickly (502)
+        ids['alert-targets'] = (await ok('POST', '/api/v1/alert-targets', { name: `a-${uniq()}`, type: 'webhook', webhook: { url: 'http://127.0.0.1:9/hook' } }, h)).id;
       } else if (url.startsWith('/api/v1/tenants')) {
         ids.keyId = (await ok('POST', `/api/v1/tenants/${tenant}/apikeys`, { name: 'spare' })).id;
       } else {
@@ -152,6 +159,8 @@ test('permission matrix: every /api/v1 route × every kind of caller × both ten
         'POST /api/v1/auth/totp/verify': { code: '000000' }, 'POST /api/v1/auth/password-reset': { email: 'admin@default.test' },
         'POST /api/v1/auth/password-reset/confirm': { token: 'bogus', password: 'whatever-1' },
         'POST /api/v1/system/backup': {},
+        'POST /api/v1/alert-targets': { name: `na-${u}`, type: 'email', email: { to: [`ops-${u}@x.test`] } },
+        'PUT /api/v1/alert-targets/:id': { name: `ra-${u}`, type: 'webhook', webhook: { url: 'http://127.0.0.1:9/changed' }, events: ['health'] },
       };
       return bodies[key];
     };

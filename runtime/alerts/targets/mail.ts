@@ -1,5 +1,5 @@
 import type { MailPort } from '../../mail/port.js';
-import type { MailTemplates } from '../../mail/templates.js';
+import type { MailTemplates, TemplateName } from '../../mail/templates.js';
 import type { AlertEvent } from '../events.js';
 import type { AlertTarget } from '../target.js';
 
@@ -10,8 +10,24 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
     count: events.length,
     down: events.filter((e) => e.type === 'health_transition' && !e.healthy).length,
     up: events.filter((e) => e.type === 'health_transition' && e.healthy).length,
-    events: events.map((e) => ({ ...e, time: new Date(e.timestamp).toISOString(), ...(e.type === 'gitops_rejected' ? { shortRevision: e.revision.slice(0, 12) } : {}) })),
+    events: events.map((e) => ({ ...e, time: new Date(e.timestamp).toISOString(), ...(e.type !== 'health_transition' ? { shortRevision: e.revision.slice(0, 12) } : {}) })),
   };
+}
+
+/** The template of a group of events of one type. */
+function templateOf(ev: AlertEvent): TemplateName {
+  if (ev.type === 'health_transition') return 'alert-health';
+  return ev.type === 'gitops_rejected' ? 'alert-gitops' : 'alert-change';
+}
+
+/**
+ * Where a mail target sends (defaults: the file's mail target). `route` picks the owner's mailer
+ * for an event, `recipients` the addresses for that mailer (empty: nothing is queued).
+ */
+export interface MailRouting {
+  name?: string;
+  route?: (ev: AlertEvent) => MailPort;
+  recipients?: (m: MailPort) => string[];
 }
 
 /**
@@ -24,17 +40,17 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
  * a few mails rather than hundreds. A retried call does not resend the messages of owners that
  * already went out.
  */
-export function mailTarget(getMail: () => MailPort, templates: MailTemplates, node: string): AlertTarget {
+export function mailTarget(getMail: () => MailPort, templates: MailTemplates, node: string, routing: MailRouting = {}): AlertTarget {
   const routes = new WeakMap<AlertEvent, MailPort>();
   const sent = new WeakSet<AlertEvent>();
-  const route = (ev: AlertEvent): MailPort => {
+  const route = routing.route ?? ((ev: AlertEvent): MailPort => {
     const m = getMail();
     return ev.type === 'health_transition' && m.forPool ? m.forPool(ev.poolId) : m;
-  };
-  const recipients = (m: MailPort) => (m.configured() ? m.alertRecipients?.() ?? [] : []);
+  });
+  const recipients = routing.recipients ?? ((m: MailPort) => (m.configured() ? m.alertRecipients?.() ?? [] : []));
   return {
     type: 'mail',
-    name: 'mail',
+    name: routing.name ?? 'mail',
     batch: 50,
     secrets: [],
     accepts(ev) {
@@ -52,7 +68,7 @@ export function mailTarget(getMail: () => MailPort, templates: MailTemplates, no
         const m = routes.get(ev) ?? route(ev);
         groups.set(m, [...(groups.get(m) ?? []), ev]);
       }
-      const template = events[0]!.type === 'health_transition' ? 'alert-health' : 'alert-gitops';
+      const template = templateOf(events[0]!);
       for (const [m, group] of groups) {
         signal?.throwIfAborted();
         const to = recipients(m);

@@ -13,15 +13,17 @@ export interface OncallAConfig {
 }
 
 /**
- * The Events API v2 body: `trigger` when a member turns unhealthy or a revision is rejected,
- * `resolve` on recovery (severity always `info`); `dedup_key` is `svc/<poolId>/<ipAddress>` or
- * `svc/gitops/<revision>`.
+ * The Events API v2 body: `trigger` when a member turns unhealthy or a revision is rejected (or
+ * rolled back), `resolve` on recovery (severity always `info`); `dedup_key` is
+ * `svc/<poolId>/<ipAddress>` or `svc/gitops/<revision>`. An applied revision is a change event.
  */
 export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string, unknown> {
   const resolve = ev.type === 'health_transition' && ev.healthy;
-  const details = ev.type === 'health_transition'
-    ? { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, score: ev.score, rttMs: ev.rttMs, node: ev.node }
-    : { revision: ev.revision, reason: ev.reason, message: ev.message, node: ev.node };
+  const details = detailsOf(ev);
+  if (ev.type === 'gitops_applied') {
+    // a change event (POST /v2/change/enqueue): shown on the service's timeline, opens no incident
+    return { routing_key: cfg.routingKey, payload: { summary: summarize(ev).slice(0, 1024), source: ev.node, timestamp: new Date(ev.timestamp).toISOString(), custom_details: details } };
+  }
   const payload: Record<string, unknown> = {
     summary: summarize(ev).slice(0, 1024),
     source: ev.node,
@@ -34,7 +36,18 @@ export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string,
   return { routing_key: cfg.routingKey, event_action: resolve ? 'resolve' : 'trigger', dedup_key: incidentKey(ev), client: 'gslbd', payload };
 }
 
-/** An incident-service target of the first kind: POST {base}/v2/enqueue per event. */
+function detailsOf(ev: AlertEvent): Record<string, unknown> {
+  if (ev.type === 'health_transition') return { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, score: ev.score, rttMs: ev.rttMs, node: ev.node };
+  if (ev.type === 'gitops_rejected') return { revision: ev.revision, reason: ev.reason, message: ev.message, node: ev.node };
+  return { revision: ev.revision, creates: ev.creates, updates: ev.updates, deletes: ev.deletes, node: ev.node };
+}
+
+/** The path an event is POSTed to: `/v2/change/enqueue` for an applied revision, else `/v2/enqueue`. */
+export function oncallAPath(ev: AlertEvent): string {
+  return ev.type === 'gitops_applied' ? '/v2/change/enqueue' : '/v2/enqueue';
+}
+
+/** An incident-service target of the first kind: POST {base}/v2/enqueue per event (change events to /v2/change/enqueue). */
 export function oncallATarget(cfg: OncallAConfig, index: number, client: HttpClient): AlertTarget {
   const base = (cfg.baseUrl ?? ONCALL_A_DEFAULT_BASE).replace(/\/+$/, '');
   return {
@@ -43,7 +56,7 @@ export function oncallATarget(cfg: OncallAConfig, index: number, client: HttpCli
     batch: 1,
     secrets: [cfg.routingKey],
     async deliver([ev], signal) {
-      await client.send({ method: 'POST', url: `${base}/v2/enqueue`, json: oncallAEvent(cfg, ev!), signal });
+      await client.send({ method: 'POST', url: `${base}${oncallAPath(ev!)}`, json: oncallAEvent(cfg, ev!), signal });
     },
   };
 }

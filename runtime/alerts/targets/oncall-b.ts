@@ -30,16 +30,20 @@ export function oncallBRequest(cfg: OncallBConfig, ev: AlertEvent): OncallBReque
   }
   const details: Record<string, string> = ev.type === 'health_transition'
     ? { poolId: ev.poolId, ipAddress: ev.ipAddress, node: ev.node, score: String(ev.score) }
-    : { revision: ev.revision, reason: ev.reason, node: ev.node };
+    : ev.type === 'gitops_rejected'
+      ? { revision: ev.revision, reason: ev.reason, node: ev.node }
+      : { revision: ev.revision, creates: String(ev.creates), updates: String(ev.updates), deletes: String(ev.deletes), node: ev.node };
+  const description = ev.type === 'health_transition' ? `${summarize(ev)} (reported by ${ev.node})` : ev.type === 'gitops_rejected' ? `${summarize(ev)}: ${ev.message}` : summarize(ev);
   return {
     path: '/v2/alerts',
     body: {
       // the API caps message at 130 characters and description at 15000
       message: summarize(ev).slice(0, 130),
       alias,
-      description: (ev.type === 'health_transition' ? `${summarize(ev)} (reported by ${ev.node})` : `${summarize(ev)}: ${ev.message}`).slice(0, 15000),
+      description: description.slice(0, 15000),
       source: `gslbd/${ev.node}`,
-      priority: cfg.priority,
+      // an applied revision is information, not an incident
+      priority: ev.type === 'gitops_applied' ? 'P5' : cfg.priority,
       tags: ['gslbd', ev.type === 'health_transition' ? 'health' : 'gitops'],
       details,
       ...(ev.type === 'health_transition' ? { entity: ev.ipAddress } : {}),

@@ -4,13 +4,15 @@ import { hostOf, type AlertTarget } from '../target.js';
 
 /**
  * The webhook body. A health flip is exactly `{poolId, ipAddress, healthy, timestamp}` (Unix
- * seconds; gslb-config-auth.md §6); a GitOps rejection carries `type: "gitops_rejected"`.
+ * seconds; gslb-config-auth.md §6); GitOps events carry `type` (`gitops_rejected`, and for
+ * alert-target rows `gitops_applied` and `gitops_rollback` with the plan's counts).
  */
 export function webhookPayload(ev: AlertEvent): Record<string, unknown> {
   if (ev.type === 'health_transition') {
     return { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, timestamp: unixSeconds(ev.timestamp) };
   }
-  return { type: 'gitops_rejected', revision: ev.revision, reason: ev.reason, message: ev.message, timestamp: unixSeconds(ev.timestamp) };
+  if (ev.type === 'gitops_rejected') return { type: 'gitops_rejected', revision: ev.revision, reason: ev.reason, message: ev.message, timestamp: unixSeconds(ev.timestamp) };
+  return { type: ev.type, revision: ev.revision, creates: ev.creates, updates: ev.updates, deletes: ev.deletes, timestamp: unixSeconds(ev.timestamp) };
 }
 
 /**

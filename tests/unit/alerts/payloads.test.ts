@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AlertEvent } from '../../../runtime/alerts/events.js';
 import { webhookPayload } from '../../../runtime/alerts/targets/webhook.js';
-import { oncallAEvent } from '../../../runtime/alerts/targets/oncall-a.js';
+import { oncallAEvent, oncallAPath } from '../../../runtime/alerts/targets/oncall-a.js';
 import { oncallBRequest, oncallBTarget } from '../../../runtime/alerts/targets/oncall-b.js';
 import type { HttpClient, HttpRequest } from '../../../runtime/net/http-client.js';
 
@@ -62,4 +62,23 @@ test('oncall_b base URL by region, overridable', async () => {
     assert.equal(seen.at(-1)!.url, r.want);
     assert.equal(seen.at(-1)!.headers?.authorization, 'GenieKey k');
   }
+});
+
+test('applied and rolled-back revisions (alert-target rows): webhook type, oncall_a change event, oncall_b P5', () => {
+  const applied: AlertEvent = { type: 'gitops_applied', revision: 'feedface00112233', creates: 2, updates: 1, deletes: 0, timestamp: 1_700_000_300_500, node: 'n1' };
+  const rollback: AlertEvent = { ...applied, type: 'gitops_rollback' };
+  assert.deepEqual(webhookPayload(applied), { type: 'gitops_applied', revision: 'feedface00112233', creates: 2, updates: 1, deletes: 0, timestamp: 1_700_000_300 });
+  assert.equal((webhookPayload(rollback) as { type: string }).type, 'gitops_rollback');
+  const cfg = { routingKey: 'rk', severity: 'critical' as const };
+  assert.equal(oncallAPath(applied), '/v2/change/enqueue');
+  assert.equal(oncallAPath(rollback), '/v2/enqueue');
+  const change = oncallAEvent(cfg, applied) as { routing_key: string; event_action?: string; payload: { summary: string } };
+  assert.equal(change.routing_key, 'rk');
+  assert.equal(change.event_action, undefined, 'a change event opens no incident');
+  assert.match(change.payload.summary, /feedface0011 applied \(creates=2 updates=1 deletes=0\)/);
+  assert.equal((oncallAEvent(cfg, rollback) as { event_action: string }).event_action, 'trigger');
+  const b = oncallBRequest({ apiKey: 'k', priority: 'P1', region: 'us' }, applied);
+  assert.equal(b.body.priority, 'P5');
+  assert.equal(b.body.alias, 'svc/gitops-applied/feedface00112233');
+  assert.equal(oncallBRequest({ apiKey: 'k', priority: 'P2', region: 'us' }, rollback).body.priority, 'P2');
 });

@@ -1,0 +1,52 @@
+import { statSync, readFileSync } from 'node:fs';
+import type { Core } from '../../runtime/app.js';
+import type { Logger } from '../../runtime/log/logger.js';
+import { stalled } from '../errors.js';
+import type { Plan } from '../plan/types.js';
+import { parseQueryLog, type ParsedLog } from './query-log.js';
+import { proposedSnapshot } from './index.js';
+import { replayTraffic } from './replay.js';
+import { daemonReplayEnv } from './daemon-env.js';
+
+/** The parsed sample per core, kept while the file's size and mtime stay the same. */
+const samples = new WeakMap<Core, { stamp: string; parsed: ParsedLog }>();
+
+/** The parsed `gitops.replayLog`, read again only when the file changed; undefined (logged) when it cannot be read. */
+function sampleOf(core: Core, file: string, log: Logger): ParsedLog | undefined {
+  let stamp: string;
+  try {
+    const st = statSync(file);
+    stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    const cached = samples.get(core);
+    if (cached?.stamp === stamp) return cached.parsed;
+    const parsed = parseQueryLog(readFileSync(file, 'utf8'));
+    samples.set(core, { stamp, parsed });
+    return parsed;
+  } catch (err) {
+    log.warn({ file, detail: (err as Error).message }, 'traffic replay skipped: gitops.replayLog cannot be read');
+    return undefined;
+  }
+}
+
+/**
+ * The traffic safety of a plan (docs/gitops.md "Traffic replay"): with `gitops.replayLog` and
+ * `gitops.maxChangedTraffic` set, replays the sample against the running state and the plan's
+ * result with this node's health and geo databases, logs the share of answers that change, and
+ * holds the plan back when it is above the limit, unless forced, like the safety thresholds.
+ * Without both keys, for an empty plan or when forced, does nothing. A sample that cannot be read
+ * is logged and skipped (the structural thresholds still apply). Errors: stalled
+ * TooMuchTrafficChanged.
+ */
+export function holdTrafficChange(core: Core, plan: Plan, force: boolean | undefined, log: Logger): void {
+  const { replayLog, maxChangedTraffic } = core.config.gitops;
+  if (!replayLog || maxChangedTraffic === undefined || plan.changes.length === 0 || force) return;
+  const sample = sampleOf(core, replayLog, log);
+  if (!sample || sample.queries.length === 0) return;
+  const current = core.holder.current;
+  const r = replayTraffic(sample.queries, current, proposedSnapshot(current, plan), daemonReplayEnv(core), sample.skipped);
+  log.info({ queries: r.queries, changed: r.changed, percent: r.percent, limit: maxChangedTraffic }, `traffic replay: ${r.percent} % of answers change`);
+  if (r.percent > maxChangedTraffic) {
+    const top = r.byService.filter((g) => g.changed > 0).slice(0, 3).map((g) => `${g.key}: ${g.changed} of ${g.queries}`).join('; ');
+    throw stalled('TooMuchTrafficChanged', `plan changes the answers of ${r.changed} of ${r.queries} sampled queries (${r.percent.toFixed(2)} %, limit ${maxChangedTraffic} %${top ? `; ${top}` : ''}); apply with force to proceed`);
+  }
+}
