@@ -2,6 +2,7 @@ import type { Core } from '../app.js';
 import { SYSTEM_MAIL } from '../mail/owner.js';
 import type { MailService } from '../mail/service.js';
 import { createHttpClient } from '../net/http-client.js';
+import { parseCidr } from '../net/ip.js';
 import { PARTS } from '../parts.js';
 import { ALERT_RETRY_DELAYS_MS, AlertDispatcher } from './dispatcher.js';
 import { healthAlertOf } from './events.js';
@@ -40,8 +41,10 @@ export function setupAlerts(core: Core): AlertsInfo {
 
   const client = createHttpClient({ timeoutMs: 10_000 });
   const targets = buildTargets(core.config.alerts, client, () => core.mail, templates, core.config.node.id);
+  // tenants' targets name URLs the operator does not vet: the SSRF guard of form actions applies
+  const guardedClient = createHttpClient({ timeoutMs: 10_000, ssrfGuard: true, ssrfAllow: core.config.alerts.allowPrivateTargets.map((c) => parseCidr(c)!) });
   const rowDeps: RowTargetDeps = {
-    client, getMail: () => core.mail, templates, node: core.config.node.id, snapshot: () => core.holder.current,
+    client, guardedClient, getMail: () => core.mail, templates, node: core.config.node.id, snapshot: () => core.holder.current,
     secrets: { env: core.env, dirs: core.config.alerts.secretDirs, operatorTenant: core.config.tenancy.operatorTenant },
   };
   const rows = new RowTargets(rowDeps);

@@ -14,7 +14,10 @@ import { webhookTarget } from './targets/webhook.js';
 
 /** What an alert-target row needs to send: the file targets' client, mail and templates, and the secret policy. */
 export interface RowTargetDeps {
+  /** the operator tenant's targets (and the file's): operators aim them at their own hosts */
   client: HttpClient;
+  /** every other tenant's targets: with the SSRF guard (alerts.allowPrivateTargets) */
+  guardedClient: HttpClient;
   /** the server-wide mailer; a row's e-mail goes through `forTenant(row.tenantId)` */
   getMail: () => MailPort;
   templates: MailTemplates;
@@ -22,6 +25,9 @@ export interface RowTargetDeps {
   secrets: SecretPolicy;
   snapshot: () => Snapshot;
 }
+
+/** The client a row's HTTP deliveries use: the SSRF guard for every tenant but the operator's. */
+const clientOf = (row: AlertTargetRow, deps: RowTargetDeps): HttpClient => (row.tenantId === deps.secrets.operatorTenant ? deps.client : deps.guardedClient);
 
 /**
  * The sender of one alert-target row, built with the same senders as the file's `alerts.*`
@@ -52,14 +58,14 @@ export function rowTarget(row: AlertTargetRow, deps: RowTargetDeps): AlertTarget
   const build = async (): Promise<AlertTarget> => {
     if (row.type === 'webhook') {
       const w = row.webhook!;
-      return webhookTarget({ url: w.url, ...(w.secret ? { secret: await resolve(w.secret) } : {}) }, 0, deps.client);
+      return webhookTarget({ url: w.url, ...(w.secret ? { secret: await resolve(w.secret) } : {}) }, 0, clientOf(row, deps));
     }
     if (row.type === 'oncall_a') {
       const a = row.oncall_a!;
-      return oncallATarget({ routingKey: await resolve(a.routingKey), severity: a.severity, ...(a.baseUrl ? { baseUrl: a.baseUrl } : {}) }, 0, deps.client);
+      return oncallATarget({ routingKey: await resolve(a.routingKey), severity: a.severity, ...(a.baseUrl ? { baseUrl: a.baseUrl } : {}) }, 0, clientOf(row, deps));
     }
     const b = row.oncall_b!;
-    return oncallBTarget({ apiKey: await resolve(b.apiKey), priority: b.priority, region: b.region, ...(b.baseUrl ? { baseUrl: b.baseUrl } : {}) }, 0, deps.client);
+    return oncallBTarget({ apiKey: await resolve(b.apiKey), priority: b.priority, region: b.region, ...(b.baseUrl ? { baseUrl: b.baseUrl } : {}) }, 0, clientOf(row, deps));
   };
   return {
     type: row.type, name, key, batch: 1, secrets, accepts: ours,

@@ -85,6 +85,7 @@ export interface Config {
     queueSize: number;
     /** folders alert-target secret files may live in (docs/alerts.md "Secrets") */
     secretDirs: string[];
+    allowPrivateTargets: string[];
     /** directory of operator mail templates overriding the built-in ones (docs/alerts.md) */
     mailTemplatesDir?: string;
   };

@@ -65,7 +65,8 @@ before(async () => {
   fx = await startGitFixture();
   fx.repo.write('alerts.yaml', manifest(h, (opsMember.address() as AddressInfo).port));
   fx.repo.commit('web pool with an alert target', fx.ops);
-  d = await startTestDaemon({ gitops: fx.gitops } as never, {
+  // the tenants' receivers are on loopback: the operator allows it (the SSRF guard, last test)
+  d = await startTestDaemon({ gitops: fx.gitops, alerts: { allowPrivateTargets: ['127.0.0.0/8'] } } as never, {
     GSLB_API_KEY: SYS, GITOPS_WEBHOOK_SECRET: fx.webhookSecret, GSLBD_ALERT_RETRY_DELAYS_MS: '50,100',
     GSLB_ALERT_OPS_HOOK: HOOK_SECRET, GSLB_ALERT_ACME__PD: ROUTING_KEY,
   });
@@ -200,4 +201,25 @@ test('no secret value in any API answer or log line', () => {
   for (const s of [HOOK_SECRET, ROUTING_KEY, SYS]) assert.ok(!logs.includes(s), `a secret ending in ${s.slice(-4)} is in the logs`);
   assert.ok(answers.length > 15);
   for (const a of answers) assert.ok(!a.includes(HOOK_SECRET) && !a.includes(ROUTING_KEY), a);
+});
+
+test('a tenant\'s targets go through the SSRF guard (loopback refused unless alerts.allowPrivateTargets allows it); the operator\'s do not', async () => {
+  const guarded = await startTestDaemon({} as never, { GSLB_API_KEY: SYS });
+  try {
+    const h = (await tenantKey(guarded, 'beta', sys));
+    const hook = new Recorder(() => 200);
+    const url = await hook.start();
+    const t = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'inner', type: 'webhook', webhook: { url } }, h);
+    assert.equal(t.status, 201, JSON.stringify(t.body));
+    const r = await api(guarded.url, 'POST', `/api/v1/alert-targets/${t.body.id}/test`, undefined, h);
+    assert.equal(r.status, 502);
+    assert.match(r.body.error, /refused: 127\.0\.0\.1 is a private or reserved address/);
+    assert.equal(hook.requests.length, 0, 'nothing reached the loopback receiver');
+    const own = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'ops', type: 'webhook', webhook: { url } }, sys);
+    assert.equal(own.status, 201);
+    assert.equal((await api(guarded.url, 'POST', `/api/v1/alert-targets/${own.body.id}/test`, undefined, sys)).status, 200, 'the operator aims at its own hosts');
+    await hook.stop();
+  } finally {
+    await guarded.stop();
+  }
 });
