@@ -135,7 +135,7 @@ export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' 
 }
 
 /** The `gslbctl status` text (also after `reconcile`). `now` is the client's clock. */
-export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }, now = Date.now()): string {
+export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; provenance?: { text: string } }, now = Date.now()): string {
   const since = renderFailingSince(s, now);
   const lines = [
     `Ready:          ${s.ready ? 'True' : 'False'} (${s.reason}${s.errorClass ? `, ${s.errorClass}` : ''})`,
@@ -144,6 +144,7 @@ export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] },
     `Source:         ${s.repoURL ?? '-'} @ ${s.branch}`,
     `Observed:       ${s.observedRevision ?? '-'}`,
     `Last applied:   ${s.lastAppliedRevision ?? '-'} at ${when(s.lastAppliedAt)}${s.lastSigner ? ` signed by ${s.lastSigner}` : ''}`,
+    ...(s.provenance ? [`Serving:        ${s.provenance.text}`] : []),
     `Last attempt:   ${when(s.lastAttemptAt)}${s.failures ? ` (${s.failures} consecutive failure${s.failures === 1 ? '' : 's'})` : ''}`,
     `Next attempt:   ${when(s.nextAttemptAt)}`,
   ];

@@ -38,13 +38,15 @@ export function setupAlerts(core: Core): AlertsInfo {
   const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
   dispatcher = new AlertDispatcher({ targets, queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
 
-  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue(healthAlertOf(t)));
+  // the revision served when the event happened, read at queue time (docs/alerts.md)
+  const applied = () => ({ commit: core.holder.provenance.commit, at: core.holder.provenance.appliedAt });
+  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue({ ...healthAlertOf(t), applied: applied() }));
   let lastRejection = '';
   const offGitops = core.bus.on('gitops_rejected', (r) => {
     const key = `${r.revision}\u0000${r.reason}`;
     if (key === lastRejection) return;
     lastRejection = key;
-    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id });
+    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
   core.closers.push(async () => {
     offHealth();

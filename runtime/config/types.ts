@@ -23,7 +23,7 @@ export interface Config {
   dns: {
     listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
-    udpPayloadSize: number; lookupDeadline: string;
+    udpPayloadSize: number; lookupDeadline: string; versionName: string;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
   };

@@ -20,7 +20,16 @@ export interface AnswerDeps {
   startedAt: number;
   /** told once about each service row the zone index leaves out (logged at build, never per query) */
   onUnserved?: OnUnserved;
+  /**
+   * TXT RDATA of the served revision's provenance, built at apply time: the answer to a CHAOS TXT
+   * query for `dns.versionName` (docs/dns.md "Provenance over CHAOS"); absent: REFUSED like every
+   * other CHAOS query
+   */
+  versionTxt?: () => Buffer;
 }
+
+/** CHAOS class (RFC 1035 §3.2.4). */
+const CLASS_CH = 3;
 
 /** The answer needs a database that is still loading; retry with `mayWait` false after `wait` or the deadline. */
 export interface PendingAnswer { wait: Promise<void> }
@@ -41,6 +50,8 @@ export class Answerer {
   private readonly match = new NameMatch();
   private readonly ctx: SelectContext;
   private readonly payloadSize: number;
+  /** lower-case, fully qualified `dns.versionName`; '' when switched off */
+  private readonly versionName: string;
   private seq = 0;
   /** response code of the last reply; -1 when the packet was dropped */
   lastRcode = 0;
@@ -50,6 +61,8 @@ export class Answerer {
 
   constructor(private readonly deps: AnswerDeps) {
     this.payloadSize = deps.config.dns.udpPayloadSize;
+    const v = deps.versionTxt ? deps.config.dns.versionName.toLowerCase() : '';
+    this.versionName = v === '' || v.endsWith('.') ? v : `${v}.`;
     const geo = deps.geo;
     this.ctx = {
       client: '', seq: 0, rand: deps.rand, rum: deps.rum, trace: undefined,
@@ -103,7 +116,10 @@ export class Answerer {
     if (st === DecodeStatus.Drop) { this.lastRcode = -1; return null; }
     const limit = udp ? (q.edns ? Math.min(q.udpSize, this.payloadSize) : 512) : 0;
     if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
-    if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) {
+      if (q.qclass === CLASS_CH && (q.qtype === TYPE.TXT || q.qtype === TYPE.ANY) && q.name === this.versionName && this.versionName !== '') return this.version(req, limit);
+      return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    }
     const m = lookupName(this.index(), q.name, this.match);
     if (m.kind === 'refused') return this.reply(req, RCODE.REFUSED, false, limit, 0);
     const zone = m.zone!;
@@ -136,6 +152,16 @@ export class Answerer {
     this.w.begin(req, this.q, rcode, aa);
     this.lastRcode = rcode;
     this.w.seal(this.q, limit, this.payloadSize, scope);
+    return true;
+  }
+
+  /** The provenance TXT record, class CHAOS, TTL 0 (it changes with every apply). */
+  private version(req: Buffer, limit: number): true {
+    const w = this.w;
+    w.begin(req, this.q, RCODE.NOERROR, true);
+    w.addAnswerOfClass(TYPE.TXT, CLASS_CH, 0, this.deps.versionTxt!());
+    this.lastRcode = RCODE.NOERROR;
+    w.seal(this.q, limit, this.payloadSize, 0);
     return true;
   }
 

@@ -56,6 +56,7 @@ PARTS.push({
       geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
+      versionTxt: () => core.holder.provenance.rdata,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),

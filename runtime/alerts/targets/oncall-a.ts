@@ -1,5 +1,5 @@
 import type { HttpClient } from '../../net/http-client.js';
-import { incidentKey, summarize, type AlertEvent } from '../events.js';
+import { appliedFields, incidentKey, summarize, type AlertEvent } from '../events.js';
 import { hostOf, type AlertTarget } from '../target.js';
 
 /** The public events API; `baseUrl` in the config replaces it (tests, air-gapped proxies). */
@@ -22,6 +22,7 @@ export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string,
   const details = ev.type === 'health_transition'
     ? { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, score: ev.score, rttMs: ev.rttMs, node: ev.node }
     : { revision: ev.revision, reason: ev.reason, message: ev.message, node: ev.node };
+  Object.assign(details, appliedFields(ev));
   const payload: Record<string, unknown> = {
     summary: summarize(ev).slice(0, 1024),
     source: ev.node,

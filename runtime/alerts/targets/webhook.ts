@@ -1,16 +1,18 @@
 import type { HttpClient } from '../../net/http-client.js';
-import { unixSeconds, type AlertEvent } from '../events.js';
+import { appliedFields, unixSeconds, type AlertEvent } from '../events.js';
 import { hostOf, type AlertTarget } from '../target.js';
 
 /**
- * The webhook body. A health flip is exactly `{poolId, ipAddress, healthy, timestamp}` (Unix
- * seconds; gslb-config-auth.md §6); a GitOps rejection carries `type: "gitops_rejected"`.
+ * The webhook body. A health flip is `{poolId, ipAddress, healthy, timestamp}` (Unix seconds;
+ * gslb-config-auth.md §6); a GitOps rejection carries `type: "gitops_rejected"`. Both end with
+ * `appliedCommit` and `secondsSinceApply` when the event carries the served revision (it always
+ * does when the daemon queued it).
  */
 export function webhookPayload(ev: AlertEvent): Record<string, unknown> {
-  if (ev.type === 'health_transition') {
-    return { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, timestamp: unixSeconds(ev.timestamp) };
-  }
-  return { type: 'gitops_rejected', revision: ev.revision, reason: ev.reason, message: ev.message, timestamp: unixSeconds(ev.timestamp) };
+  const body: Record<string, unknown> = ev.type === 'health_transition'
+    ? { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, timestamp: unixSeconds(ev.timestamp) }
+    : { type: 'gitops_rejected', revision: ev.revision, reason: ev.reason, message: ev.message, timestamp: unixSeconds(ev.timestamp) };
+  return { ...body, ...appliedFields(ev) };
 }
 
 /**
