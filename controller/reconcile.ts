@@ -42,6 +42,8 @@ export class Reconciler {
   loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[] } | undefined;
   /** the last refused commit, so a stalled head is not re-checked and re-announced every poll */
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
+  /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */
+  goodCommits: { stamp: string; shas: Set<string> } = { stamp: '', shas: new Set() };
   /** parsed YAML of the last loaded commit's files, by path and blob id */
   readonly parseCache: ParseCache = new Map();
   private keys: { stamp: string; keys: PublicKey[] } | undefined;

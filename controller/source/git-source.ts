@@ -110,6 +110,50 @@ export async function descendsFrom(gitdir: string, sha: string, ancestor: string
 }
 
 /**
+ * The commits reachable from `head` but not from `base` (`git rev-list base..head`), oldest first
+ * by committer time; every parent of a merge is followed. Without `base`, every ancestor of `head`.
+ * The walk goes newest first by committer time, marking what `base` reaches as excluded (a commit
+ * first taken as included is walked again when an excluded path reaches it), and stops once only
+ * excluded commits are queued — git's own rev-list walk, so a merged branch that forked before
+ * `base` costs no more than its own commits. Errors: throws when an object is missing.
+ */
+export async function commitsBetween(gitdir: string, head: string, base: string | undefined): Promise<string[]> {
+  const cache = cacheFor(gitdir);
+  const info = new Map<string, { time: number; parents: string[] }>();
+  /** true: reachable from base */
+  const excluded = new Map<string, boolean>();
+  const walked = new Set<string>();
+  const queue: string[] = [];
+  let includedQueued = 0;
+  const push = async (oid: string, ex: boolean): Promise<void> => {
+    const prev = excluded.get(oid);
+    if (prev === true || (prev === false && !ex)) return;
+    excluded.set(oid, ex);
+    if (prev === false && !walked.has(oid)) { includedQueued--; return; } // queued: walked with the new mark
+    walked.delete(oid);
+    if (!info.has(oid)) {
+      const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
+      info.set(oid, { time: commit.committer.timestamp, parents: commit.parent });
+    }
+    const t = info.get(oid)!.time;
+    let i = queue.length;
+    while (i > 0 && info.get(queue[i - 1]!)!.time < t) i--;
+    queue.splice(i, 0, oid);
+    if (!ex) includedQueued++;
+  };
+  if (base) await push(base, true);
+  await push(head, false);
+  while (includedQueued > 0) {
+    const oid = queue.shift()!;
+    const ex = excluded.get(oid)!;
+    if (!ex) includedQueued--;
+    walked.add(oid);
+    for (const p of info.get(oid)!.parents) await push(p, ex);
+  }
+  return [...excluded].filter(([, ex]) => !ex).map(([oid]) => oid).sort((a, b) => info.get(a)!.time - info.get(b)!.time);
+}
+
+/**
  * Every `*.yaml` file under `pathPrefix` in the commit's tree (names starting with `.` skipped),
  * sorted by path. Paths are
  * repo-relative so errors name the file an operator edits. Files for which `known(path, oid)` is

@@ -39,6 +39,7 @@ export interface Config {
   gitops: {
     repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
     allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
+    verifyAll: boolean;
     safety: { maxChangePercent: number; minExisting: number };
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
