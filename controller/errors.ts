@@ -24,6 +24,7 @@ export type Reason =
   | 'ManifestsInvalid'
   | 'TooManyDeletes'
   | 'TooManyUpdates'
+  | 'RoutingTestsFailed'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

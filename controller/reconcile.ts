@@ -7,6 +7,7 @@ import type { CommitParts } from './verify/commit-object.js';
 import { readKeyring, type Signer } from './verify/signature.js';
 import type { ParseCache } from './load/manifest.js';
 import type { DesiredRow } from './plan/types.js';
+import type { RoutingCase } from './load/index.js';
 import type { GitOpsMetrics } from './metrics.js';
 import type { GitOpsStatus, GitOpsStore } from './status.js';
 import { runSteps, type Outcome, type Trace } from './reconcile/run.js';
@@ -39,7 +40,7 @@ export class Reconciler {
   readonly now: () => number;
   status: GitOpsStatus;
   /** the last verified, loaded and validated commit (verification is not repeated per poll) */
-  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[] } | undefined;
+  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[]; cases: RoutingCase[] } | undefined;
   /** the last refused commit, so a stalled head is not re-checked and re-announced every poll */
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
   /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */

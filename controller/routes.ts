@@ -6,6 +6,7 @@ import type { GitOpsController } from './controller.js';
 import { dryRun } from './dry-run.js';
 import { validationEnv } from './validate/names.js';
 import { planToJson, renderPlanText } from './render/plan.js';
+import { runRoutingCasesForPlan } from './routing/run.js';
 import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
 import type { HistoryQuery, PlanBody, ReconcileBody } from './route-types.js';
 import type { Provenance } from './apply/provenance.js';
@@ -71,7 +72,9 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
     const r = dryRun(files, core.holder.current, {
       env: validationEnv(core.config), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
     });
-    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    // the routing tests run as the controller would run them: on this daemon's state and databases
+    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, core.holder.current, r.plan, { config: core.config, geo: core.ports.dnsGeo }) : null;
+    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
   });
 
   await app.register(webhookRoute(core, ctl));

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import { loadConfig } from '../../runtime/config/load.js';
+import { loadConfig, validateConfigObject } from '../../runtime/config/load.js';
+import type { Config } from '../../runtime/config/types.js';
+import { describeResult, runRoutingCasesForPlan, type RoutingRun } from '../routing/run.js';
 import { ValidationError } from '../../runtime/errors.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
@@ -21,19 +23,20 @@ type Flags = Record<string, string | boolean>;
 const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
 
 /**
- * Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped).
- * Errors: exit 2 (CliError) when the file cannot be read or is not a valid configuration.
+ * Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped),
+ * and the config routing tests answer with (the defaults without a file). Errors: exit 2
+ * (CliError) when the file cannot be read or is not a valid configuration.
  */
-export function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions } {
+export function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions; config: Config } {
   const file = str(flags, 'config');
-  if (!file) return { env: {} };
+  if (!file) return { env: {}, config: validateConfigObject({}) };
   let c;
   try {
     c = loadConfig(file);
   } catch (err) {
     throw inputError(`--config ${file}: ${err instanceof ValidationError ? err.problems.join('; ') : (err as Error).message}`);
   }
-  return { env: validationEnv(c), safety: c.gitops.safety };
+  return { env: validationEnv(c), safety: c.gitops.safety, config: c };
 }
 
 /** The manifest files under `dir`. Errors: exit 2 (CliError) when `dir` is missing or not a readable directory. */
@@ -61,17 +64,20 @@ function snapshotFromDb(file: string): Snapshot {
   }
 }
 
-interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string }
+interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string; routingTests?: RoutingRun | null }
 
 /** Plans DIR against --db FILE (offline) or a daemon's API. */
 async function planDir(flags: Flags, dir: string | undefined): Promise<RemotePlan> {
   const files = readDir(flags, dir);
   const db = str(flags, 'db');
   if (db) {
-    const { env, safety } = fromConfig(flags);
+    const { env, safety, config } = fromConfig(flags);
     progress(flags, `planning against ${db}`);
-    const r = dryRun(files, snapshotFromDb(db), { env, ...(safety ? { safety } : {}) });
-    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    const actual = snapshotFromDb(db);
+    const r = dryRun(files, actual, { env, ...(safety ? { safety } : {}) });
+    // offline: no geo databases, so geo-dependent cases are skipped with a note
+    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, actual, r.plan, { config }) : null;
+    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
   }
   const client = new ApiClient(str(flags, 'server'));
   progress(flags, `planning against ${client.base}`);
@@ -104,7 +110,11 @@ COMMANDS.diff = {
     const r = await planDir(flags, args[0]);
     if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const counts = (r.plan as { counts: { create: number; update: number; delete: number } }).counts;
-    output(flags, r.plan, () => (isTty() ? colorDiff(r.text) : r.text).trimEnd());
+    const tests = r.routingTests ?? undefined;
+    output(flags, tests ? { ...r.plan, routingTests: tests } : r.plan, () => (isTty() ? colorDiff(r.text) : r.text).trimEnd());
+    if (tests && flags.o !== 'json') printRoutingTests(args[0]!, tests);
+    // failing routing tests: the daemon would refuse this revision, like invalid manifests
+    if (tests?.failed) return EXIT.INPUT;
     return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
   },
 };
@@ -122,10 +132,27 @@ COMMANDS.apply = {
     const r = await planDir(flags, args[0]);
     if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const safe = (r.plan as { safety: { safe: boolean } }).safety.safe;
-    output(flags, r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'})`);
+    const tests = r.routingTests ?? undefined;
+    output(flags, tests ? { ...r.plan, routingTests: tests } : r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'}${tests?.failed ? '; the daemon would refuse it: routing tests fail' : ''})`);
+    if (tests && flags.o !== 'json') printRoutingTests(args[0]!, tests);
+    if (tests?.failed) return EXIT.INPUT;
     return safe ? 0 : 1;
   },
 };
+
+/**
+ * Routing test outcome for a terminal: each failing case as a located problem line on stdout
+ * (`DIR/file:line:1: routing test "t/c" failed: expected …; got … (routing-test)`), skipped cases
+ * as notes and a summary on stderr. Prints nothing without cases.
+ */
+export function printRoutingTests(dir: string, run: RoutingRun): void {
+  if (run.results.length === 0) return;
+  const lines = (status: string) => locateProblems(run.results.filter((c) => c.status === status).map(describeResult), dir).map(formatProblem);
+  const failed = lines('failed');
+  if (failed.length) process.stdout.write(`${failed.join('\n')}\n`);
+  for (const l of lines('skipped')) process.stderr.write(`note: ${l}\n`);
+  process.stderr.write(`routing tests: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped\n`);
+}
 
 /** How long the controller has been stalled or failing: `Stalled for 3m12s since 2026-…Z`, or undefined when it is not. */
 export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' | 'failingSince'>, now = Date.now()): string | undefined {

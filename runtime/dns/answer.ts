@@ -83,6 +83,11 @@ export class Answerer {
     return this.ix;
   }
 
+  /** Restarts the round-robin query counter, so a query's answer does not depend on the ones before (routing tests). */
+  resetSequence(): void {
+    this.seq = 0;
+  }
+
   /**
    * Answers `req` from `src`. Returns the reply (with the TCP length prefix when `udp` is false),
    * null when the packet is dropped, or a PendingAnswer when `mayWait` and a database is loading.

@@ -8,6 +8,7 @@ import { simulateRoutes } from './routes.js';
 import { Answerer } from './answer.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
+import type { GeoDeps } from './service-plan.js';
 import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { logListening } from '../log/listening.js';
@@ -20,6 +21,8 @@ declare module '../ports.js' {
     dnsUdpPath?: DnsUdpPath;
     /** the answer path (benchmarks call it without sockets) */
     dnsAnswerer?: Answerer;
+    /** the geo databases the answer path uses (routing tests of the GitOps controller use them too) */
+    dnsGeo?: GeoDeps;
     /** how real-user-latency data reaches the `rum` chain step */
     setRumSource?: (source: RumSource) => void;
     /** how a zone-transfer part answers AXFR/IXFR over TCP (undefined: REFUSED) */
@@ -51,9 +54,11 @@ PARTS.push({
     if (city) sources.push(city);
     if (asn) sources.push(asn);
     let rum: RumSource = NO_RUM;
+    const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
+    core.ports.dnsGeo = geo;
     const a = new Answerer({
       config: cfg, health: core.health, snapshot: () => core.holder.current, startedAt: core.startedAt,
-      geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+      geo,
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
       versionTxt: () => core.holder.provenance.rdata,

@@ -19,7 +19,7 @@ test('manifest problems are each reported with file:line (table)', () => {
   const rows: { name: string; given: Record<string, string>; env?: ValidationEnv; want: string[] }[] = [
     { name: 'valid pool and service', given: { 'p.yaml': EU, 's.yaml': svc('www', '  domain: www.example.test.\n  pool: eu\n') }, want: [] },
     { name: 'YAML syntax error (duplicate key)', given: { 'p.yaml': 'apiVersion: gslb/v1\nkind: Pool\nkind: Pool\nmetadata: {name: a}\nspec: {}\n' }, want: ['p.yaml:3:1: YAML syntax error: Map keys must be unique (yaml-syntax)'] },
-    { name: 'unknown kind', given: { 'x.yaml': 'apiVersion: gslb/v1\nkind: Gizmo\nmetadata: {name: a}\nspec: {}\n' }, want: ['x.yaml:2:7: kind = "Gizmo": unknown kind; known kinds: ApiKey, Form, Pool, Redirect, Service, TxtRecord (unknown-kind)'] },
+    { name: 'unknown kind', given: { 'x.yaml': 'apiVersion: gslb/v1\nkind: Gizmo\nmetadata: {name: a}\nspec: {}\n' }, want: ['x.yaml:2:7: kind = "Gizmo": unknown kind; known kinds: ApiKey, Form, Pool, Redirect, RoutingTest, Service, TxtRecord (unknown-kind)'] },
     { name: 'wrong apiVersion', given: { 'p.yaml': EU.replace('gslb/v1', 'gslb/v2') }, want: ['p.yaml:1:13: apiVersion: expected "gslb/v1", got "gslb/v2" (api-version)'] },
     { name: 'bad port and ip', given: { 'p.yaml': pool('eu', '  members:\n    - ipAddress: 10.0.0.300\n      port: 0\n') }, want: ['p.yaml:7:18: spec.members.0.ipAddress = "10.0.0.300": must be a valid IPv4 or IPv6 address (format)', 'p.yaml:8:13: spec.members.0.port = 0: must be >= 1 (range)'] },
     { name: 'unknown spec key', given: { 'p.yaml': pool('eu', '  memberz: []\n') }, want: ['p.yaml:6:3: spec.memberz = []: unknown key "memberz"; allowed keys: members, healthCheck, geoRules (unknown-field)'] },
