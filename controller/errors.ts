@@ -25,6 +25,7 @@ export type Reason =
   | 'TooManyDeletes'
   | 'TooManyUpdates'
   | 'RoutingTestsFailed'
+  | 'QuorumNotMet'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

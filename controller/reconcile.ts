@@ -45,6 +45,8 @@ export class Reconciler {
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
   /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */
   goodCommits: { stamp: string; shas: Set<string> } = { stamp: '', shas: new Set() };
+  /** stamp of the fetched tags (gitops.quorum only): a new co-signing tag lifts a refusal */
+  tagStamp = '';
   /** parsed YAML of the last loaded commit's files, by path and blob id */
   readonly parseCache: ParseCache = new Map();
   private keys: { stamp: string; keys: PublicKey[] } | undefined;
@@ -73,6 +75,14 @@ export class Reconciler {
     const f = this.core.config.gitops.keyringFile;
     if (!f) return '-';
     try { const st = statSync(f); return `${st.mtimeMs}:${st.size}`; } catch { return 'missing'; }
+  }
+
+  /**
+   * Stamp of everything a refusal depends on besides the head: the keyring file and, with
+   * gitops.quorum, the tags fetched with the head (a maintainer's co-signing tag is a new input).
+   */
+  refusalStamp(): string {
+    return `${this.keyringStamp()}|${this.tagStamp}`;
   }
 
   /** The parsed keyring, re-read when the file changes. Errors: stalled KeyringInvalid. */

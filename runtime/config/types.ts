@@ -39,7 +39,7 @@ export interface Config {
   gitops: {
     repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
     allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
-    verifyAll: boolean;
+    verifyAll: boolean; quorum: { path: string; keys: string[]; required: number }[];
     safety: { maxChangePercent: number; minExisting: number };
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
