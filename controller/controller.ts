@@ -41,7 +41,7 @@ export class GitOpsController {
     const token = g.auth.tokenEnv ? core.env[g.auth.tokenEnv] || undefined : undefined;
     this.reconciler = new Reconciler({
       core, store: this.store, metrics: this.metrics,
-      source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath },
+      source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath, tags: g.quorum.length > 0 },
     });
     this.loop = new ReconcileLoop(this.reconciler, { intervalMs: parseDuration(g.pollInterval) ?? 30_000 });
   }

@@ -1,6 +1,6 @@
 import { DEFAULT_TENANT } from '../runtime/model/types.js';
 import type { Snapshot } from '../runtime/snapshot/snapshot.js';
-import { loadManifests } from './load/index.js';
+import { loadManifests, routingCasesOf, type RoutingCase } from './load/index.js';
 import type { ValidationEnv } from './load/kinds.js';
 import { planChanges } from './plan/plan.js';
 import type { SafetyOptions } from './plan/safety.js';
@@ -9,7 +9,11 @@ import type { SourceFile } from './source/git-source.js';
 import { checkAgainstActual, sortProblems, validateManifests } from './validate/validate.js';
 
 /** The outcome of planning a manifest set without applying it. */
-export interface DryRun { valid: boolean; problems: string[]; manifests: number; plan: Plan | undefined }
+export interface DryRun {
+  valid: boolean; problems: string[]; manifests: number; plan: Plan | undefined;
+  /** the RoutingTest cases of the files (run them with runRoutingCasesForPlan) */
+  cases: RoutingCase[];
+}
 
 /**
  * load → validate → plan for a set of files against a snapshot, applying nothing (`gslbctl diff`,
@@ -21,10 +25,10 @@ export function dryRun(files: readonly SourceFile[], actual: Snapshot, opts: { e
   const v = validateManifests(loaded.manifests, opts.env ?? {});
   const problems = sortProblems([...loaded.problems, ...v.problems]);
   if (problems.length === 0) problems.push(...checkAgainstActual(v.desired, actual, opts.env ?? {}));
-  if (problems.length) return { valid: false, problems, manifests: loaded.manifests.length, plan: undefined };
+  if (problems.length) return { valid: false, problems, manifests: loaded.manifests.length, plan: undefined, cases: [] };
   const plan = planChanges({
     desired: v.desired, actual, revision: opts.revision ?? 'working-tree', tenantId: DEFAULT_TENANT,
     newId: (kind, key) => `new:${kind}/${key}`, ...(opts.safety ? { safety: opts.safety } : {}),
   });
-  return { valid: true, problems: [], manifests: loaded.manifests.length, plan };
+  return { valid: true, problems: [], manifests: loaded.manifests.length, plan, cases: routingCasesOf(loaded.manifests) };
 }

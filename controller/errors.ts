@@ -25,6 +25,8 @@ export type Reason =
   | 'TooManyDeletes'
   | 'TooManyUpdates'
   | 'TooMuchTrafficChanged'
+  | 'RoutingTestsFailed'
+  | 'QuorumNotMet'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

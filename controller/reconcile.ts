@@ -7,6 +7,7 @@ import type { CommitParts } from './verify/commit-object.js';
 import { readKeyring, type Signer } from './verify/signature.js';
 import type { ParseCache } from './load/manifest.js';
 import type { DesiredRow } from './plan/types.js';
+import type { RoutingCase } from './load/index.js';
 import type { GitOpsMetrics } from './metrics.js';
 import type { GitOpsStatus, GitOpsStore } from './status.js';
 import { runSteps, type Outcome, type Trace } from './reconcile/run.js';
@@ -39,9 +40,13 @@ export class Reconciler {
   readonly now: () => number;
   status: GitOpsStatus;
   /** the last verified, loaded and validated commit (verification is not repeated per poll) */
-  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[] } | undefined;
+  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[]; cases: RoutingCase[] } | undefined;
   /** the last refused commit, so a stalled head is not re-checked and re-announced every poll */
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
+  /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */
+  goodCommits: { stamp: string; shas: Set<string> } = { stamp: '', shas: new Set() };
+  /** stamp of the fetched tags (gitops.quorum only): a new co-signing tag lifts a refusal */
+  tagStamp = '';
   /** parsed YAML of the last loaded commit's files, by path and blob id */
   readonly parseCache: ParseCache = new Map();
   private keys: { stamp: string; keys: PublicKey[] } | undefined;
@@ -70,6 +75,14 @@ export class Reconciler {
     const f = this.core.config.gitops.keyringFile;
     if (!f) return '-';
     try { const st = statSync(f); return `${st.mtimeMs}:${st.size}`; } catch { return 'missing'; }
+  }
+
+  /**
+   * Stamp of everything a refusal depends on besides the head: the keyring file and, with
+   * gitops.quorum, the tags fetched with the head (a maintainer's co-signing tag is a new input).
+   */
+  refusalStamp(): string {
+    return `${this.keyringStamp()}|${this.tagStamp}`;
   }
 
   /** The parsed keyring, re-read when the file changes. Errors: stalled KeyringInvalid. */

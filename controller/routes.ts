@@ -6,8 +6,13 @@ import type { GitOpsController } from './controller.js';
 import { dryRun } from './dry-run.js';
 import { validationEnv } from './validate/names.js';
 import { planToJson, renderPlanText } from './render/plan.js';
+import { runRoutingCasesForPlan } from './routing/run.js';
 import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
 import type { HistoryQuery, PlanBody, ReconcileBody } from './route-types.js';
+import type { Provenance } from './apply/provenance.js';
+
+/** The provenance as the status shows it: every field but the wire form. */
+const provenanceJson = ({ rdata: _rdata, ...p }: Provenance) => p;
 
 const tags = ['gitops'];
 const gitops = (name: string) => apiRef('gitops', name);
@@ -25,7 +30,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
       response: { 200: { description: 'the status with `recentRejections`', ...gitops('Status') }, ...errorResponses() },
     },
   }, async () => ({
-    ...ctl.status(), recentRejections: ctl.store.attempts(10),
+    ...ctl.status(), provenance: provenanceJson(core.holder.provenance), recentRejections: ctl.store.attempts(10),
   }));
 
   app.get<{ Querystring: HistoryQuery }>('/gitops/history', {
@@ -51,7 +56,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
     const run = ctl.trigger({ trigger: { kind: 'manual', receivedAt: Date.now() }, force: req.body.force === true });
     if (!run) throw badRequest(NOT_CONFIGURED);
     const { status } = await run;
-    return status;
+    return { ...status, provenance: provenanceJson(core.holder.provenance) };
   });
 
   // a whole repo travels in this body: allow more than api.bodyLimit (authenticated callers only)
@@ -67,7 +72,9 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
     const r = dryRun(files, core.holder.current, {
       env: validationEnv(core.config, core.env), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
     });
-    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    // the routing tests run as the controller would run them: on this daemon's state and databases
+    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, core.holder.current, r.plan, { config: core.config, geo: core.ports.dnsGeo }) : null;
+    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
   });
 
   await app.register(webhookRoute(core, ctl));

@@ -76,6 +76,8 @@ export interface HistoryEntry {
   forced: boolean;
   trigger: string | null;
   drift: boolean;
+  /** id of the applied plan (controller/plan/plan-id.ts); null for revisions recorded before plan ids existed */
+  planId: string | null;
 }
 
 /** A refused revision. */
@@ -111,7 +113,7 @@ export class GitOpsStore {
       return {
         seq: r.seq, sha: r.revision, appliedAt: r.applied_at, creates: r.creates, updates: r.updates, deletes: r.deletes,
         signer: str('signer'), signerUserId: str('signerUserId'), author: str('author'), committer: str('committer'), message: str('message'),
-        commitTime: typeof m.commitTime === 'number' ? m.commitTime : null, forced: m.forced === true, trigger: str('trigger'), drift: m.drift === true,
+        commitTime: typeof m.commitTime === 'number' ? m.commitTime : null, forced: m.forced === true, trigger: str('trigger'), drift: m.drift === true, planId: str('planId'),
       };
     });
   }

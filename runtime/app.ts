@@ -9,6 +9,7 @@ import { EventBus } from './events/bus.js';
 import { HealthView } from './health/view.js';
 import { SnapshotHolder, applyPlan, type ApplyOptions } from '../controller/apply/apply.js';
 import { ApplyHooks } from '../controller/apply/hooks.js';
+import { loadProvenance } from '../controller/apply/provenance.js';
 import type { Plan } from '../controller/plan/types.js';
 import type { Snapshot } from './snapshot/snapshot.js';
 import type { Registry } from 'prom-client';
@@ -70,7 +71,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
   const rows = store.loadAll();
   const last = db.prepare('SELECT revision FROM revisions ORDER BY seq DESC LIMIT 1').get() as { revision: string } | undefined;
   const initial = nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put', row })), last?.revision ?? '', Date.now());
-  const holder = new SnapshotHolder(initial);
+  const holder = new SnapshotHolder(initial, loadProvenance(db));
   const bus = new EventBus((err, event) => log.error({ err, event }, 'event listener failed'));
   const health = new HealthView();
   const applyHooks = new ApplyHooks((err) => log.error({ err }, 'apply hook failed'));

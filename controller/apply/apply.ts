@@ -5,10 +5,16 @@ import type { EventBus } from '../../runtime/events/bus.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
 import { planEvents } from './events.js';
 import type { ApplyHooks } from './hooks.js';
+import { NO_PROVENANCE, nextProvenance, type Provenance } from './provenance.js';
+import { planId } from '../plan/plan-id.js';
 
-/** Holds the current Snapshot. Readers take `current` once per request or query and keep it. */
+/**
+ * Holds the current Snapshot and the provenance of what it serves. Readers take `current` once per
+ * request or query and keep it. `provenance` moves with every recorded revision, also an empty
+ * git commit that swaps no snapshot.
+ */
 export class SnapshotHolder {
-  constructor(public current: Snapshot) {}
+  constructor(public current: Snapshot, public provenance: Provenance = NO_PROVENANCE) {}
 }
 
 export interface ApplyContext {
@@ -23,7 +29,10 @@ export interface ApplyContext {
 export interface ApplyOptions {
   /** apply an unsafe plan anyway (octoDNS `--force`) */
   force?: boolean;
-  /** extra data recorded with the revision (signer, author, message…) */
+  /**
+   * extra data recorded with the revision (signer, author, message…); `planId` is added (computed
+   * from the plan unless given: a plan from the config stream keeps its origin's id)
+   */
   meta?: Record<string, unknown>;
   /**
    * the plan arrived through the cluster config stream (runtime/cluster/consumer.ts): it is
@@ -69,15 +78,18 @@ export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}
   }
   const now = (ctx.now ?? Date.now)();
   const next = empty ? prev : nextSnapshot(prev, planMutations(plan), plan.revision, now);
+  const recorded = !empty || Boolean(opts.recordEmpty);
+  const meta = recorded ? { ...opts.meta, planId: typeof opts.meta?.planId === 'string' ? opts.meta.planId : planId(plan) } : {};
   try {
     ctx.store.transaction(() => {
       opts.inTransaction?.();
-      if (!empty || opts.recordEmpty) ctx.store.writePlan(plan, now, opts.meta);
+      if (recorded) ctx.store.writePlan(plan, now, meta);
       ctx.hooks?.runInTransaction(plan, opts);
     });
   } catch (err) {
     throw new GslbError('STORE_FAILED', `applying ${plan.revision} failed; nothing changed: ${(err as Error).message}`, { cause: err });
   }
+  if (recorded) ctx.holder.provenance = nextProvenance(ctx.holder.provenance, plan, now, meta);
   if (empty) return prev;
   ctx.holder.current = next;
   ctx.hooks?.runAfterSwap(plan, next, prev, opts);

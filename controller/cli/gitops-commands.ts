@@ -7,6 +7,8 @@ import { MmdbSource } from '../../runtime/geo/mmdb-source.js';
 import { HealthView } from '../../runtime/health/view.js';
 import type { Plan } from '../plan/types.js';
 import { renderReplay, replayPlan, type ReplayReport } from '../replay/index.js';
+import type { Config } from '../../runtime/config/types.js';
+import { describeResult, runRoutingCasesForPlan, type RoutingRun } from '../routing/run.js';
 import { ValidationError } from '../../runtime/errors.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
@@ -28,19 +30,20 @@ type Flags = Record<string, string | boolean>;
 const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
 
 /**
- * Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped).
- * Errors: exit 2 (CliError) when the file cannot be read or is not a valid configuration.
+ * Validation env and safety from `--config FILE` when given (unknown otherwise: db checks skipped),
+ * and the config routing tests answer with (the defaults without a file). Errors: exit 2
+ * (CliError) when the file cannot be read or is not a valid configuration.
  */
-export function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions } {
+export function fromConfig(flags: Flags): { env: ValidationEnv; safety?: SafetyOptions; config: Config } {
   const file = str(flags, 'config');
-  if (!file) return { env: {} };
+  if (!file) return { env: {}, config: validateConfigObject({}) };
   let c;
   try {
     c = loadConfig(file);
   } catch (err) {
     throw inputError(`--config ${file}: ${err instanceof ValidationError ? err.problems.join('; ') : (err as Error).message}`);
   }
-  return { env: validationEnv(c), safety: c.gitops.safety };
+  return { env: validationEnv(c), safety: c.gitops.safety, config: c };
 }
 
 /** The manifest files under `dir`. Errors: exit 2 (CliError) when `dir` is missing or not a readable directory. */
@@ -68,7 +71,7 @@ function snapshotFromDb(file: string): Snapshot {
   }
 }
 
-interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string; replay?: ReplayReport | null }
+interface RemotePlan { valid: boolean; problems: string[]; plan: Record<string, unknown> | null; text: string; replay?: ReplayReport | null; routingTests?: RoutingRun | null }
 
 /**
  * Plans DIR against --db FILE (offline) or a daemon's API; with `log` (a query log's text) also
@@ -78,11 +81,13 @@ async function planDir(flags: Flags, dir: string | undefined, log?: string): Pro
   const files = readDir(flags, dir);
   const db = str(flags, 'db');
   if (db) {
-    const { env, safety } = fromConfig(flags);
+    const { env, safety, config } = fromConfig(flags);
     progress(flags, `planning against ${db}`);
     const current = snapshotFromDb(db);
     const r = dryRun(files, current, { env, ...(safety ? { safety } : {}) });
-    const out: RemotePlan = { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '' };
+    // offline: no geo databases, so geo-dependent cases are skipped with a note
+    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, current, r.plan, { config }) : null;
+    const out: RemotePlan = { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
     if (log !== undefined && r.plan) {
       progress(flags, 'replaying the query log');
       out.replay = await replayOffline(flags, log, current, r.plan);
@@ -161,18 +166,22 @@ COMMANDS.diff = {
     if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const counts = (r.plan as { counts: { create: number; update: number; delete: number } }).counts;
     const diff = () => (isTty() ? colorDiff(r.text) : r.text).trimEnd();
-    if (!r.replay) {
-      output(flags, r.plan, diff);
-      return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
+    const tests = r.routingTests ?? undefined;
+    const withTests = tests ? { ...r.plan, routingTests: tests } : r.plan;
+    const replay = r.replay ?? undefined;
+    const over = replay !== undefined && maxChanged !== undefined && replay.percent > maxChanged;
+    if (!replay) output(flags, withTests, diff);
+    else {
+      output(flags, { ...withTests, replay, ...(maxChanged !== undefined ? { maxChanged, exceeded: over } : {}) }, () => [
+        diff() || '(no changes)', '', renderReplay(replay),
+        ...(maxChanged === undefined ? [] : [over ? `Over the limit: ${replay.percent.toFixed(2)} % of answers change, --max-changed is ${maxChanged} %` : `Within the limit of ${maxChanged} %`]),
+      ].join('\n'));
     }
-    const replay = r.replay;
-    const over = maxChanged !== undefined && replay.percent > maxChanged;
-    output(flags, { ...r.plan, replay, ...(maxChanged !== undefined ? { maxChanged, exceeded: over } : {}) }, () => [
-      diff() || '(no changes)', '', renderReplay(replay),
-      ...(maxChanged === undefined ? [] : [over ? `Over the limit: ${replay.percent.toFixed(2)} % of answers change, --max-changed is ${maxChanged} %` : `Within the limit of ${maxChanged} %`]),
-    ].join('\n'));
+    if (tests && flags.o !== 'json') printRoutingTests(args[0]!, tests);
+    // failing routing tests: the daemon would refuse this revision, like invalid manifests
+    if (tests?.failed) return EXIT.INPUT;
     // with a budget the question is whether the traffic change fits it, not whether rows change
-    if (maxChanged !== undefined) return over ? 1 : 0;
+    if (replay && maxChanged !== undefined) return over ? 1 : 0;
     return counts.create + counts.update + counts.delete === 0 ? 0 : 1;
   },
 };
@@ -190,10 +199,27 @@ COMMANDS.apply = {
     const r = await planDir(flags, args[0]);
     if (!r.valid) return printProblems(flags, args[0]!, r.problems);
     const safe = (r.plan as { safety: { safe: boolean } }).safety.safe;
-    output(flags, r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'})`);
+    const tests = r.routingTests ?? undefined;
+    output(flags, tests ? { ...r.plan, routingTests: tests } : r.plan, () => `${(isTty() ? colorDiff(r.text) : r.text).trimEnd()}\n(dry run: nothing applied${safe ? '' : '; the daemon would hold this plan back until forced'}${tests?.failed ? '; the daemon would refuse it: routing tests fail' : ''})`);
+    if (tests && flags.o !== 'json') printRoutingTests(args[0]!, tests);
+    if (tests?.failed) return EXIT.INPUT;
     return safe ? 0 : 1;
   },
 };
+
+/**
+ * Routing test outcome for a terminal: each failing case as a located problem line on stdout
+ * (`DIR/file:line:1: routing test "t/c" failed: expected …; got … (routing-test)`), skipped cases
+ * as notes and a summary on stderr. Prints nothing without cases.
+ */
+export function printRoutingTests(dir: string, run: RoutingRun): void {
+  if (run.results.length === 0) return;
+  const lines = (status: string) => locateProblems(run.results.filter((c) => c.status === status).map(describeResult), dir).map(formatProblem);
+  const failed = lines('failed');
+  if (failed.length) process.stdout.write(`${failed.join('\n')}\n`);
+  for (const l of lines('skipped')) process.stderr.write(`note: ${l}\n`);
+  process.stderr.write(`routing tests: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped\n`);
+}
 
 /** How long the controller has been stalled or failing: `Stalled for 3m12s since 2026-…Z`, or undefined when it is not. */
 export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' | 'failingSince'>, now = Date.now()): string | undefined {
@@ -203,7 +229,7 @@ export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' 
 }
 
 /** The `gslbctl status` text (also after `reconcile`). `now` is the client's clock. */
-export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] }, now = Date.now()): string {
+export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; provenance?: { text: string } }, now = Date.now()): string {
   const since = renderFailingSince(s, now);
   const lines = [
     `Ready:          ${s.ready ? 'True' : 'False'} (${s.reason}${s.errorClass ? `, ${s.errorClass}` : ''})`,
@@ -212,6 +238,7 @@ export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[] },
     `Source:         ${s.repoURL ?? '-'} @ ${s.branch}`,
     `Observed:       ${s.observedRevision ?? '-'}`,
     `Last applied:   ${s.lastAppliedRevision ?? '-'} at ${when(s.lastAppliedAt)}${s.lastSigner ? ` signed by ${s.lastSigner}` : ''}`,
+    ...(s.provenance ? [`Serving:        ${s.provenance.text}`] : []),
     `Last attempt:   ${when(s.lastAttemptAt)}${s.failures ? ` (${s.failures} consecutive failure${s.failures === 1 ? '' : 's'})` : ''}`,
     `Next attempt:   ${when(s.nextAttemptAt)}`,
   ];

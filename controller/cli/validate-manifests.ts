@@ -1,38 +1,61 @@
 import { formatProblem } from '../../runtime/config/problem.js';
-import { loadManifests } from '../load/index.js';
+import { loadManifests, routingCasesOf } from '../load/index.js';
 import { sortProblems, validateManifests } from '../validate/validate.js';
+import { planChanges } from '../plan/plan.js';
+import { emptySnapshot } from '../../runtime/snapshot/snapshot.js';
+import { DEFAULT_TENANT } from '../../runtime/model/types.js';
+import { describeResult, runRoutingCasesForPlan, type RoutingRun } from '../routing/run.js';
 import { output } from './commands.js';
-import { fromConfig, readDir } from './gitops-commands.js';
+import { fromConfig, printRoutingTests, readDir } from './gitops-commands.js';
 import { countProblems, locateProblems, printProblemList, problemFormat } from './problem-output.js';
 
 type Flags = Record<string, string | boolean>;
 
 /**
+ * The routing tests of valid manifests, run on the state they would produce on an empty node
+ * (offline: no geo databases, so geo-dependent cases are skipped with a note).
+ */
+function routingTestsOf(manifests: Parameters<typeof routingCasesOf>[0], desired: ReturnType<typeof validateManifests>['desired'], config: ReturnType<typeof fromConfig>['config']): Promise<RoutingRun> {
+  const actual = emptySnapshot();
+  const plan = planChanges({ desired, actual, revision: 'working-tree', tenantId: DEFAULT_TENANT, newId: (kind, key) => `new:${kind}/${key}` });
+  return runRoutingCasesForPlan(routingCasesOf(manifests), actual, plan, { config });
+}
+
+/**
  * `gslbctl validate DIR [--config FILE]`: offline manifest validation, every problem on its own
  * line as `DIR/file:line:col: message (rule)` sorted by file, line and column (`--format json`: the
- * same list as JSON; `-o json`: a summary object). Returns 0 valid, 1 problems found. Errors: exit
- * 2 (CliError) when DIR or the config cannot be read.
+ * same list as JSON; `-o json`: a summary object). Valid manifests then run their RoutingTest
+ * cases; a failing case is a problem (rule `routing-test`), a skipped one a note on stderr.
+ * Returns 0 valid, 1 problems found. Errors: exit 2 (CliError) when DIR or the config cannot be read.
  */
 export async function validateManifestDir(flags: Flags, dir: string): Promise<number> {
   problemFormat(flags); // a bad --format is a usage error before any work
   const files = readDir(flags, dir);
-  const { env } = fromConfig(flags);
+  const { env, config } = fromConfig(flags);
   const loaded = loadManifests(files);
   const v = validateManifests(loaded.manifests, env);
-  const problems = locateProblems(sortProblems([...loaded.problems, ...v.problems]), dir);
+  let problems = locateProblems(sortProblems([...loaded.problems, ...v.problems]), dir);
+  const tests = problems.length ? undefined : await routingTestsOf(loaded.manifests, v.desired, config);
+  if (tests?.failed) problems = locateProblems(tests.results.filter((c) => c.status === 'failed').map(describeResult), dir);
   const counts = new Map<string, number>();
   for (const d of v.desired) counts.set(d.kind, (counts.get(d.kind) ?? 0) + 1);
   if (flags.o === 'json') {
-    const base = { valid: problems.length === 0, dir, problems: problems.map(formatProblem) };
+    const base = { valid: problems.length === 0, dir, problems: problems.map(formatProblem), ...(tests ? { routingTests: tests } : {}) };
     output(flags, problems.length ? base : { ...base, files: files.length, manifests: loaded.manifests.length, resources: Object.fromEntries(counts) }, () => '');
     return problems.length ? 1 : 0;
   }
+  const text = problemFormat(flags) === 'text';
   if (problems.length) {
-    printProblemList(flags, problems, `${dir}: invalid (${countProblems(problems)})`);
+    if (tests && text) printRoutingTests(dir, tests);
+    else printProblemList(flags, problems, `${dir}: invalid (${countProblems(problems)})`);
+    if (tests && text) process.stderr.write(`${dir}: invalid (${tests.failed} routing test case${tests.failed === 1 ? '' : 's'} failed)\n`);
     return 1;
   }
   const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
-  if (problemFormat(flags) === 'json') printProblemList(flags, [], '');
-  else process.stdout.write(`${dir}: valid (${files.length} files, ${loaded.manifests.length} manifests: ${summary || 'no resources'})\n`);
+  if (!text) printProblemList(flags, [], '');
+  else {
+    if (tests) printRoutingTests(dir, tests);
+    process.stdout.write(`${dir}: valid (${files.length} files, ${loaded.manifests.length} manifests: ${summary || 'no resources'})\n`);
+  }
   return 0;
 }

@@ -6,10 +6,11 @@ import { parseCacheKey } from '../load/manifest.js';
 import { sortProblems, validateManifests } from '../validate/validate.js';
 import { validationEnv } from '../validate/names.js';
 import type { DesiredRow } from '../plan/types.js';
+import type { RoutingCase } from '../load/index.js';
 import { invalid } from './validate.js';
 
 /** The load step's result: the desired rows of a commit already validated, or the parsed manifests. */
-export type Loaded = { desired: DesiredRow[] } | { manifests: Manifest[] };
+export type Loaded = { desired: DesiredRow[]; cases: RoutingCase[] } | { manifests: Manifest[] };
 
 /**
  * load: every *.yaml under pathPrefix, parsed into manifests (syntax errors with file:line). The
@@ -19,7 +20,7 @@ export type Loaded = { desired: DesiredRow[] } | { manifests: Manifest[] };
  */
 export async function loadStep(r: Reconciler, sha: string): Promise<Loaded> {
   const cached = r.loaded;
-  if (cached && cached.sha === sha && cached.stamp === r.keyringStamp()) return { desired: cached.desired };
+  if (cached && cached.sha === sha && cached.stamp === r.keyringStamp()) return { desired: cached.desired, cases: cached.cases };
   let files: SourceFile[];
   try {
     files = await readManifestFiles(r.source.gitdir, sha, r.core.config.gitops.pathPrefix, (p, oid) => r.parseCache.has(parseCacheKey(p, oid)));

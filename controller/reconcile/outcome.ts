@@ -38,7 +38,7 @@ function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error:
   r.metrics.ready.set(0);
   const sha = trace.sha;
   if (error.errorClass === 'stalled' && sha) {
-    r.refused = { sha, stamp: r.keyringStamp(), error };
+    r.refused = { sha, stamp: r.refusalStamp(), error };
     if (error.reason === 'TooManyDeletes' || error.reason === 'TooManyUpdates' || error.reason === 'TooMuchTrafficChanged') r.metrics.apply.inc({ result: 'held' });
     else if (error.reason === 'ManifestsInvalid') r.metrics.apply.inc({ result: 'invalid' });
     r.metrics.rejected.inc({ reason: error.reason });

@@ -11,6 +11,7 @@ import { validateStep } from './validate.js';
 import { holdUnsafe, planStep } from './plan.js';
 import { applyStep } from './apply.js';
 import { holdTrafficChange } from '../replay/hold.js';
+import { testStep } from './test.js';
 
 /** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
 export interface Finished {
@@ -53,7 +54,7 @@ async function timed<T>(trace: Trace, name: string, fn: () => T | Promise<T>): P
 }
 
 /**
- * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → apply`, each
+ * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`, each
  * taking what earlier steps returned; the first failure throws (a ReconcileError, or anything else
  * the caller classifies). Stops early for a head refused before (`skipped`) and for an applied
  * head without drift (`unchanged`).
@@ -65,7 +66,7 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
   trace.log = trace.log.child({ revision: sha });
   const verified = await timed(trace, 'verify', () => verifyStep(r, sha));
   const loaded = await timed(trace, 'load', () => loadStep(r, sha));
-  const desired = await timed(trace, 'validate', () => validateStep(r, sha, verified, loaded));
+  const { desired, cases } = await timed(trace, 'validate', () => validateStep(r, sha, verified, loaded));
   const planned = await timed(trace, 'plan', () => {
     const p = planStep(r, sha, desired);
     trace.plan = p.plan;
@@ -75,6 +76,7 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
   });
   const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };
   if (planned.unchanged) return { result: 'unchanged', ...done };
+  await timed(trace, 'test', () => testStep(r, planned.plan, cases));
   const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));
   return { result, ...done };
 }

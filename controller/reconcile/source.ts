@@ -1,6 +1,6 @@
 import type { Reconciler, ReconcileRequest } from '../reconcile.js';
 import { waiting, type ReconcileError } from '../errors.js';
-import { fetchHead } from '../source/git-source.js';
+import { fetchHead, tagsStamp } from '../source/git-source.js';
 
 /** What the source step found: the branch head, and the refusal that still stands for it. */
 export interface Fetched {
@@ -27,7 +27,8 @@ export async function sourceStep(r: Reconciler, req: ReconcileRequest): Promise<
     throw err;
   }
   r.status.observedRevision = sha;
-  const stamp = r.keyringStamp();
+  if (r.source.tags) r.tagStamp = await tagsStamp(r.source.gitdir);
+  const stamp = r.refusalStamp();
   const refused = !req.force && r.refused?.sha === sha && r.refused.stamp === stamp ? r.refused.error : undefined;
   return { sha, refused };
 }

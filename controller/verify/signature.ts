@@ -43,29 +43,38 @@ export function signerAllowed(signer: Signer, allowed: readonly string[]): boole
  * needed): SignatureMissing, SignatureUnsupported (SSH or X.509), SignerUnknown, SignatureInvalid,
  * SignerNotAllowed.
  */
-export async function verifyCommitSignature(commit: CommitParts, keys: readonly openpgp.PublicKey[], allowed: readonly string[]): Promise<Signer> {
-  if (!commit.signature) throw stalled('SignatureMissing', 'commit is not signed; gitops.requireSignature is true');
-  if (!commit.signature.includes('BEGIN PGP SIGNATURE')) {
-    throw stalled('SignatureUnsupported', 'commit is signed with a non-OpenPGP signature (SSH or X.509); only OpenPGP signatures are verified');
+export function verifyCommitSignature(commit: CommitParts, keys: readonly openpgp.PublicKey[], allowed: readonly string[]): Promise<Signer> {
+  return verifyDetachedSignature(commit.payload, commit.signature, keys, allowed, 'commit');
+}
+
+/**
+ * Verifies an armored detached OpenPGP signature over `payload` (a commit's or an annotated tag's),
+ * as verifyCommitSignature does; `what` names the object in messages (`commit`, `tag v1.2`).
+ * Returns the signer. Errors: the stalled reasons of verifyCommitSignature.
+ */
+export async function verifyDetachedSignature(payload: Buffer, armored: string | undefined, keys: readonly openpgp.PublicKey[], allowed: readonly string[], what: string): Promise<Signer> {
+  if (!armored) throw stalled('SignatureMissing', `${what} is not signed; gitops.requireSignature is true`);
+  if (!armored.includes('BEGIN PGP SIGNATURE')) {
+    throw stalled('SignatureUnsupported', `${what} is signed with a non-OpenPGP signature (SSH or X.509); only OpenPGP signatures are verified`);
   }
   let signature: openpgp.Signature;
   try {
-    signature = await openpgp.readSignature({ armoredSignature: commit.signature });
+    signature = await openpgp.readSignature({ armoredSignature: armored });
   } catch (err) {
-    throw stalled('SignatureInvalid', `commit signature cannot be parsed: ${(err as Error).message}`, { cause: err });
+    throw stalled('SignatureInvalid', `${what} signature cannot be parsed: ${(err as Error).message}`, { cause: err });
   }
   const keyIds = signature.getSigningKeyIDs();
   const key = keys.find((k) => keyIds.some((id) => k.getKeys(id).length > 0));
   const issuer = keyIds.map((id) => id.toHex().toUpperCase()).join(', ');
-  if (!key) throw stalled('SignerUnknown', `commit is signed by key ${issuer}, which is not in the keyring`);
-  const message = await openpgp.createMessage({ binary: new Uint8Array(commit.payload) });
+  if (!key) throw stalled('SignerUnknown', `${what} is signed by key ${issuer}, which is not in the keyring`);
+  const message = await openpgp.createMessage({ binary: new Uint8Array(payload) });
   const result = await openpgp.verify({ message, signature, verificationKeys: [key], format: 'binary' });
   const sig = result.signatures[0];
   try {
     if (!sig) throw new Error('no signature packet');
     await sig.verified;
   } catch (err) {
-    throw stalled('SignatureInvalid', `commit signature by key ${issuer} does not verify: ${(err as Error).message}`, { cause: err });
+    throw stalled('SignatureInvalid', `${what} signature by key ${issuer} does not verify: ${(err as Error).message}`, { cause: err });
   }
   const sub = key.getKeys(sig.keyID)[0]!;
   const signer: Signer = {
@@ -74,7 +83,7 @@ export async function verifyCommitSignature(commit: CommitParts, keys: readonly 
     userId: key.getUserIDs()[0] ?? '',
   };
   if (!signerAllowed(signer, allowed)) {
-    throw stalled('SignerNotAllowed', `commit is signed by ${signer.fingerprint} (${signer.userId}), which is not in gitops.allowedSigners`);
+    throw stalled('SignerNotAllowed', `${what} is signed by ${signer.fingerprint} (${signer.userId}), which is not in gitops.allowedSigners`);
   }
   return signer;
 }

@@ -1,5 +1,16 @@
 import type { HealthTransition } from '../events/bus.js';
 
+/**
+ * The revision the alerting node served when the event happened (docs/alerts.md "What the node
+ * serves"): the last applied git commit and when the latest revision (of any origin) was applied.
+ * Set by the alerts part when it queues the event; absent on events built elsewhere.
+ */
+export interface AppliedRef {
+  commit: string | null;
+  /** Unix ms; null before the first apply */
+  at: number | null;
+}
+
 /** A health flip to alert on (bus event `health_transition`; `timestamp` in ms). */
 export interface HealthAlert {
   type: 'health_transition';
@@ -10,6 +21,7 @@ export interface HealthAlert {
   node: string;
   score: number;
   rttMs: number;
+  applied?: AppliedRef;
 }
 
 /** A refused GitOps revision to alert on (bus event `gitops_rejected`; `timestamp` in ms). */
@@ -20,6 +32,7 @@ export interface GitopsAlert {
   message: string;
   timestamp: number;
   node: string;
+  applied?: AppliedRef;
 }
 
 /**
@@ -35,6 +48,8 @@ export interface GitopsChangeAlert {
   deletes: number;
   timestamp: number;
   node: string;
+  /** the revision served when the event was queued (alert-target rows' change events) */
+  applied?: AppliedRef;
 }
 
 /** Everything the dispatcher delivers. */
@@ -62,6 +77,16 @@ export function summarize(ev: AlertEvent): string {
 /** Converts the bus event. */
 export function healthAlertOf(t: HealthTransition): HealthAlert {
   return { type: 'health_transition', poolId: t.poolId, ipAddress: t.ipAddress, healthy: t.healthy, timestamp: t.timestamp, node: t.node, score: t.score, rttMs: t.rttMs };
+}
+
+/** The served revision as payload fields: `appliedCommit`, and `secondsSinceApply` at the event's time. */
+export interface AppliedFields { appliedCommit: string | null; secondsSinceApply: number | null }
+
+/** The payload fields of `ev.applied`, or undefined when the event does not carry it. Pure. */
+export function appliedFields(ev: AlertEvent): AppliedFields | undefined {
+  const a = ev.applied;
+  if (!a) return undefined;
+  return { appliedCommit: a.commit, secondsSinceApply: a.at === null ? null : Math.max(0, Math.floor((ev.timestamp - a.at) / 1000)) };
 }
 
 /** Unix seconds of an event (webhook payloads, gslb-config-auth.md §6). */

@@ -52,20 +52,22 @@ export function setupAlerts(core: Core): AlertsInfo {
   const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
   dispatcher = new AlertDispatcher({ targets, moreTargets: () => rows.current(), queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
 
-  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue(healthAlertOf(t)));
+  // the revision served when the event happened, read at queue time (docs/alerts.md)
+  const applied = () => ({ commit: core.holder.provenance.commit, at: core.holder.provenance.appliedAt });
+  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue({ ...healthAlertOf(t), applied: applied() }));
   let lastRejection = '';
   const offGitops = core.bus.on('gitops_rejected', (r) => {
     const key = `${r.revision}\u0000${r.reason}`;
     if (key === lastRejection) return;
     lastRejection = key;
-    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id });
+    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
   // A git revision applied here (an empty commit changes nothing and is not announced; a plan
   // replayed from the cluster's config stream was announced by the node that applied it first).
   const offApplied = core.applyHooks.add({
     afterSwap(plan, _next, _prev, opts) {
       if (plan.origin !== 'git' || opts.fromStream) return;
-      dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id });
+      dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
     },
   });
   core.closers.push(async () => {

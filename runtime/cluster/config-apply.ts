@@ -1,5 +1,6 @@
 import type { Core } from '../app.js';
 import { rebasePlan } from '../../controller/plan/rebase.js';
+import { planId } from '../../controller/plan/plan-id.js';
 import type { ConfigMsg } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
 import { sleep } from './nats-link.js';
@@ -20,11 +21,13 @@ export async function applyConfigMessage(
   const { core, ledger } = deps;
   if (ledger.seqOf(msg.plan.revision) !== undefined) return { applied: true };
   const deadline = Date.now() + deps.timeoutMs;
+  // the provenance of the origin's plan: its id (the rebased plan may differ) and the commit's signer
+  const provenance = { planId: planId(msg.plan), ...(typeof msg.signer === 'string' ? { signer: msg.signer } : {}) };
   for (let attempt = 0; ; attempt++) {
     try {
       const rebased = rebasePlan(msg.plan, core.holder.current);
       core.apply(rebased, {
-        force: true, fromStream: true, meta: { cluster: { seq, node: msg.node } },
+        force: true, fromStream: true, meta: { cluster: { seq, node: msg.node }, ...provenance },
         inTransaction: () => ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now()),
       });
       return { applied: true };

@@ -6,6 +6,8 @@ export interface ConfigMsg {
   node: string;
   /** ms timestamp when the plan was applied on its origin node */
   at: number;
+  /** fingerprint of the git commit's signer, so every node reports the same provenance (absent for REST plans) */
+  signer?: string | null;
 }
 
 /** Shape check of a stream message before it is applied. */

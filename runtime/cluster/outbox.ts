@@ -17,7 +17,8 @@ export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => 
   return {
     inTransaction(plan, opts) {
       if (!queued(plan, opts)) return;
-      const msg: ConfigMsg = { plan, node, at: Date.now() };
+      const signer = opts.meta?.signer;
+      const msg: ConfigMsg = { plan, node, at: Date.now(), ...(typeof signer === 'string' ? { signer } : {}) };
       ledger.enqueue(plan.revision, JSON.stringify(msg), msg.at);
     },
     afterSwap(plan, _next, _prev, opts) {

@@ -97,6 +97,11 @@ export function checkConfigSemantics(c: Config): Problem[] {
     else if (!/^https?:\/\/.+\/api\/v1\/auth\/oidc\/callback$/.test(o.redirectUri)) add(['auth', 'oidc', 'redirectUri'], o.redirectUri, 'must be a full URL ending in /api/v1/auth/oidc/callback');
   }
   if (c.gitops.repoURL && c.gitops.requireSignature && !c.gitops.keyringFile) add(['gitops', 'keyringFile'], undefined, 'required when gitops.requireSignature is true');
+  if (c.gitops.verifyAll && !c.gitops.requireSignature) add(['gitops', 'verifyAll'], true, 'needs gitops.requireSignature: true (it verifies signatures)');
+  if (c.gitops.quorum.length && !c.gitops.requireSignature) add(['gitops', 'quorum'], undefined, 'needs gitops.requireSignature: true (it counts signatures)');
+  c.gitops.quorum.forEach((q, i) => {
+    if (q.required > q.keys.length) add(['gitops', 'quorum', i, 'required'], q.required, `at most the number of keys (${q.keys.length})`);
+  });
   // A suffix delegated twice would silently go to the first tenant listed (runtime/tenancy/names.ts).
   const seen = new Map<string, number>();
   c.tenancy.delegations.forEach((d, i) => {

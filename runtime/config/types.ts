@@ -23,7 +23,7 @@ export interface Config {
   dns: {
     listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
-    udpPayloadSize: number; lookupDeadline: string;
+    udpPayloadSize: number; lookupDeadline: string; versionName: string;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
@@ -40,6 +40,7 @@ export interface Config {
   gitops: {
     repoURL?: string; branch: string; pathPrefix: string; pollInterval: string; requireSignature: boolean;
     allowedSigners: string[]; keyringFile?: string; allowRewind: boolean; webhookSecretEnv?: string;
+    verifyAll: boolean; quorum: { path: string; keys: string[]; required: number }[];
     safety: { maxChangePercent: number; minExisting: number };
     /** a query-log sample replayed against every plan, and the share of answers a plan may change (docs/gitops.md "Traffic replay") */
     replayLog?: string; maxChangedTraffic?: number;

@@ -32,7 +32,16 @@ export interface AnswerDeps {
   update?: (req: Buffer, signed: { key: string; timeSigned: number; mac: Buffer } | undefined) => number;
   /** told once about each service row the zone index leaves out (logged at build, never per query) */
   onUnserved?: OnUnserved;
+  /**
+   * TXT RDATA of the served revision's provenance, built at apply time: the answer to a CHAOS TXT
+   * query for `dns.versionName` (docs/dns.md "Provenance over CHAOS"); absent: REFUSED like every
+   * other CHAOS query
+   */
+  versionTxt?: () => Buffer;
 }
+
+/** CHAOS class (RFC 1035 §3.2.4). */
+const CLASS_CH = 3;
 
 /** The answer needs a database that is still loading; retry with `mayWait` false after `wait` or the deadline. */
 export interface PendingAnswer { wait: Promise<void> }
@@ -58,6 +67,8 @@ export class Answerer {
   private readonly now: () => number;
   /** the verified TSIG of the query being answered; its reply is signed */
   private signer: VerifiedRequest | undefined;
+  /** lower-case, fully qualified `dns.versionName`; '' when switched off */
+  private readonly versionName: string;
   private seq = 0;
   /** response code of the last reply; -1 when the packet was dropped */
   lastRcode = 0;
@@ -69,6 +80,8 @@ export class Answerer {
     this.payloadSize = deps.config.dns.udpPayloadSize;
     this.keys = deps.tsigKeys ?? NO_KEYS;
     this.now = deps.now ?? Date.now;
+    const v = deps.versionTxt ? deps.config.dns.versionName.toLowerCase() : '';
+    this.versionName = v === '' || v.endsWith('.') ? v : `${v}.`;
     const geo = deps.geo;
     this.ctx = {
       client: '', seq: 0, rand: deps.rand, rum: deps.rum, trace: undefined,
@@ -98,6 +111,11 @@ export class Answerer {
       this.ix = buildZoneIndex(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
     }
     return this.ix;
+  }
+
+  /** Restarts the round-robin query counter, so a query's answer does not depend on the ones before (routing tests). */
+  resetSequence(): void {
+    this.seq = 0;
   }
 
   /**
@@ -161,7 +179,10 @@ export class Answerer {
     const w = this.w;
     if (st === DecodeStatus.NotImp && q.opcode === 5 && this.deps.update) return this.reply(req, this.deps.update(req, this.signer && { key: this.signer.key.name, timeSigned: this.signer.tsig.timeSigned, mac: this.signer.tsig.mac }), false, limit, 0);
     if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
-    if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) {
+      if (q.qclass === CLASS_CH && (q.qtype === TYPE.TXT || q.qtype === TYPE.ANY) && q.name === this.versionName && this.versionName !== '') return this.version(req, limit);
+      return this.reply(req, RCODE.REFUSED, false, limit, 0);
+    }
     const m = lookupName(this.index(), q.name, this.match);
     if (m.kind === 'refused') return this.reply(req, RCODE.REFUSED, false, limit, 0);
     const zone = m.zone!;
@@ -195,6 +216,16 @@ export class Answerer {
     this.w.begin(req, this.q, rcode, aa);
     this.lastRcode = rcode;
     this.w.seal(this.q, limit, this.payloadSize, scope);
+    return true;
+  }
+
+  /** The provenance TXT record, class CHAOS, TTL 0 (it changes with every apply). */
+  private version(req: Buffer, limit: number): true {
+    const w = this.w;
+    w.begin(req, this.q, RCODE.NOERROR, true);
+    w.addAnswerOfClass(TYPE.TXT, CLASS_CH, 0, this.deps.versionTxt!());
+    this.lastRcode = RCODE.NOERROR;
+    w.seal(this.q, limit, this.payloadSize, 0);
     return true;
   }
 

@@ -7,9 +7,9 @@ import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
 import { Answerer, type AnswerDeps } from './answer.js';
 import { ReplayGuard } from './tsig-replay.js';
-import type { GeoDeps } from './service-plan.js';
 import { DnsMetrics } from './metrics.js';
 import { startDnsServer, type DnsUdpPath } from './server.js';
+import type { GeoDeps } from './service-plan.js';
 import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
@@ -30,12 +30,12 @@ declare module '../ports.js' {
     dnsUdpPath?: DnsUdpPath;
     /** the answer path (benchmarks call it without sockets) */
     dnsAnswerer?: Answerer;
+    /** the geo databases the answer path uses (routing tests and traffic replay of the GitOps controller use them too) */
+    dnsGeo?: GeoDeps;
     /** how real-user-latency data reaches the `rum` chain step */
     setRumSource?: (source: RumSource) => void;
     /** the SOA serial of the served zones (zone-serial.ts) */
     dnsSerial?: () => number;
-    /** the geo databases the answer path reads (traffic replay uses the same ones) */
-    dnsGeo?: GeoDeps;
   }
 }
 
@@ -103,6 +103,7 @@ PARTS.push({
       rand: Math.random,
       tsigKeys,
       ...(cfg.dns.update.enabled ? { update: createUpdateHandler(core, (): ZoneIndex => a.index(), log) } : {}),
+      versionTxt: () => core.holder.provenance.rdata,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),

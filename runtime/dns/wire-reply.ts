@@ -103,6 +103,18 @@ export class ReplyWriter {
     return true;
   }
 
+  /**
+   * Adds an answer record of class `qclass` (e.g. 3, CHAOS: RFC 1035 §3.2.4) owned by the question
+   * name; `addAnswer` writes class IN.
+   */
+  addAnswerOfClass(type: number, qclass: number, ttl: number, rdata: Buffer): boolean {
+    const at = this.pos;
+    if (!this.addAnswer(type, ttl, rdata)) return false;
+    this.buf[at + 4] = qclass >> 8;
+    this.buf[at + 5] = qclass & 0xff;
+    return true;
+  }
+
   /** Adds an answer record owned by the name at `owner` (a compression offset). */
   addAnswerAt(owner: number, type: number, ttl: number, rdata: Buffer): void {
     this.head(owner, type, ttl, rdata.length);

@@ -27,12 +27,14 @@ To choose a new password, open this link within {{ expiresInMinutes }} minutes:<
   'alert-health.text': `Health changes seen by gslbd on {{ node }}:
 
 {% for e in events %}- {{ e.time }}  pool {{ e.poolId }}  member {{ e.ipAddress }}  is now {% if e.healthy %}HEALTHY{% else %}UNHEALTHY{% endif %} (reported by {{ e.node }})
+  serving commit {{ e.appliedCommit | default: "none" }}{% if e.secondsSinceApply != nil %}, applied {{ e.secondsSinceApply }} s before{% endif %}
 {% endfor %}`,
   'alert-gitops.subject': `{% if count == 1 %}[gslbd] GitOps revision {{ events[0].shortRevision }} rejected: {{ events[0].reason }}{% else %}[gslbd] {{ count }} GitOps revisions rejected{% endif %}`,
   'alert-gitops.text': `gslbd on {{ node }} refused a configuration revision; the running state is unchanged.
 
 {% for e in events %}- {{ e.time }}  revision {{ e.revision }}  reason {{ e.reason }}
   {{ e.message }}
+  still serving commit {{ e.appliedCommit | default: "none" }}{% if e.secondsSinceApply != nil %}, applied {{ e.secondsSinceApply }} s before{% endif %}
 {% endfor %}`,
   'alert-change.subject': `{% if count == 1 %}{% assign e = events[0] %}[gslbd] GitOps revision {{ e.shortRevision }} {% if e.type == 'gitops_rollback' %}applied as a rollback{% else %}applied{% endif %}{% else %}[gslbd] {{ count }} GitOps revisions applied{% endif %}`,
   'alert-change.text': `gslbd on {{ node }} applied configuration revisions:

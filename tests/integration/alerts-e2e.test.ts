@@ -54,7 +54,10 @@ test('member HTTP server stopped → webhook, trigger and mail; restarted → re
   await hook.waitFor(1, 10_000);
   await pd.waitFor(1, 5000);
   await smtp.waitFor(1, 5000);
-  assert.deepEqual({ ...hook.requests[0]!.json, timestamp: 0 }, { poolId: pool.id, ipAddress: MEMBER_IP, healthy: false, timestamp: 0 });
+  // REST writes only: no commit, but the seconds since the last of them
+  const since = hook.requests[0]!.json.secondsSinceApply as number;
+  assert.ok(Number.isInteger(since) && since >= 0 && since < 60, String(since));
+  assert.deepEqual({ ...hook.requests[0]!.json, timestamp: 0 }, { poolId: pool.id, ipAddress: MEMBER_IP, healthy: false, timestamp: 0, appliedCommit: null, secondsSinceApply: since });
   assert.equal(pd.requests[0]!.json.event_action, 'trigger');
   assert.equal(pd.requests[0]!.json.dedup_key, `svc/${pool.id}/${MEMBER_IP}`);
   assert.deepEqual(smtp.messages[0]!.rcptTo, ['ops@example.test']);

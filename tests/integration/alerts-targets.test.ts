@@ -47,8 +47,9 @@ test('a flip down then up reaches every target with the exact shapes', async () 
   assert.equal(w1!.method, 'POST');
   assert.equal(w1!.url, '/hooks/gslb');
   assert.equal(w1!.headers['content-type'], 'application/json');
-  assert.deepEqual(w1!.json, { poolId: 'pool-web', ipAddress: '192.0.2.10', healthy: false, timestamp: 1_763_700_000 });
-  assert.deepEqual(w2!.json, { poolId: 'pool-web', ipAddress: '192.0.2.10', healthy: true, timestamp: 1_763_700_030 });
+  // the four specified fields, then what the node serves (nothing applied yet on this daemon)
+  assert.deepEqual(w1!.json, { poolId: 'pool-web', ipAddress: '192.0.2.10', healthy: false, timestamp: 1_763_700_000, appliedCommit: null, secondsSinceApply: null });
+  assert.deepEqual(w2!.json, { poolId: 'pool-web', ipAddress: '192.0.2.10', healthy: true, timestamp: 1_763_700_030, appliedCommit: null, secondsSinceApply: null });
   for (const w of [w1!, w2!]) {
     const want = `sha256=${createHmac('sha256', HOOK_SECRET).update(w.raw).digest('hex')}`;
     assert.equal(w.headers['x-svc-signature'], want);
@@ -101,7 +102,7 @@ test('a GitOps rejection alerts once per revision and reason, with its own type 
   await idle();
   assert.equal(signed.requests.length, before.s + 1, 'repeat suppressed');
   const w = signed.requests.at(-1)!;
-  assert.deepEqual({ ...w.json, timestamp: typeof w.json.timestamp }, { type: 'gitops_rejected', ...rej, timestamp: 'number' });
+  assert.deepEqual({ ...w.json, timestamp: typeof w.json.timestamp }, { type: 'gitops_rejected', ...rej, timestamp: 'number', appliedCommit: null, secondsSinceApply: null });
   assert.equal(w.headers['x-svc-signature'], `sha256=${createHmac('sha256', HOOK_SECRET).update(w.raw).digest('hex')}`);
   const p = pd.requests.at(-1)!.json;
   assert.deepEqual([p.event_action, p.dedup_key, p.payload.severity, p.payload.class], ['trigger', `svc/gitops/${rej.revision}`, 'error', 'gitops']);

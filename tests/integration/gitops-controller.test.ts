@@ -1,29 +1,18 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { startGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 import { rowsOf } from '../../runtime/snapshot/snapshot.js';
 import type { MemberRow, PoolRow } from '../../runtime/model/types.js';
 import { planChanges } from '../../controller/plan/plan.js';
+import { gslbctl } from '../helpers/gslbctl.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const EXAMPLE = join(import.meta.dirname, '../../examples/config-repo');
-const ROOT = join(import.meta.dirname, '../..');
 
-/** Runs gslbctl in a child process (as an operator would) and returns exit code and output. */
-async function gslbctl(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const code = "import('./controller/cli/main.ts').then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })";
-  try {
-    const r = await run(process.execPath, ['--import', 'tsx', '-e', code, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const EXAMPLE = join(import.meta.dirname, '../../examples/config-repo');
 
 describe('gitops controller against a real git http-backend', () => {
   let fx: GitFixture;

@@ -1,6 +1,6 @@
 import type { MailPort } from '../../mail/port.js';
 import type { MailTemplates, TemplateName } from '../../mail/templates.js';
-import type { AlertEvent } from '../events.js';
+import { appliedFields, type AlertEvent } from '../events.js';
 import type { AlertTarget } from '../target.js';
 
 /** Template variables for a group of events of one type (docs/alerts.md lists them). */
@@ -10,7 +10,10 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
     count: events.length,
     down: events.filter((e) => e.type === 'health_transition' && !e.healthy).length,
     up: events.filter((e) => e.type === 'health_transition' && e.healthy).length,
-    events: events.map((e) => ({ ...e, time: new Date(e.timestamp).toISOString(), ...(e.type !== 'health_transition' ? { shortRevision: e.revision.slice(0, 12) } : {}) })),
+    events: events.map((e) => ({
+      ...e, time: new Date(e.timestamp).toISOString(), ...(e.type !== 'health_transition' ? { shortRevision: e.revision.slice(0, 12) } : {}),
+      appliedCommit: null, secondsSinceApply: null, ...appliedFields(e),
+    })),
   };
 }
 

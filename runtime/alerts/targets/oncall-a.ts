@@ -1,5 +1,5 @@
 import type { HttpClient } from '../../net/http-client.js';
-import { incidentKey, summarize, type AlertEvent } from '../events.js';
+import { appliedFields, incidentKey, summarize, type AlertEvent } from '../events.js';
 import { hostOf, type AlertTarget } from '../target.js';
 
 /** The public events API; `baseUrl` in the config replaces it (tests, air-gapped proxies). */
@@ -19,7 +19,7 @@ export interface OncallAConfig {
  */
 export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string, unknown> {
   const resolve = ev.type === 'health_transition' && ev.healthy;
-  const details = detailsOf(ev);
+  const details = { ...detailsOf(ev), ...appliedFields(ev) };
   if (ev.type === 'gitops_applied') {
     // a change event (POST /v2/change/enqueue): shown on the service's timeline, opens no incident
     return { routing_key: cfg.routingKey, payload: { summary: summarize(ev).slice(0, 1024), source: ev.node, timestamp: new Date(ev.timestamp).toISOString(), custom_details: details } };

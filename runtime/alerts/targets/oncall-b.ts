@@ -1,5 +1,5 @@
 import type { HttpClient } from '../../net/http-client.js';
-import { incidentKey, summarize, type AlertEvent } from '../events.js';
+import { appliedFields, incidentKey, summarize, type AlertEvent } from '../events.js';
 import { hostOf, type AlertTarget } from '../target.js';
 
 /** Alert API base by region; `baseUrl` in the config replaces it. */
@@ -22,10 +22,13 @@ export interface OncallBRequest {
 /** Builds the request for an event; the alias is `svc/<poolId>/<ipAddress>` or `svc/gitops/<revision>`. */
 export function oncallBRequest(cfg: OncallBConfig, ev: AlertEvent): OncallBRequest {
   const alias = incidentKey(ev);
+  const applied = appliedFields(ev);
   if (ev.type === 'health_transition' && ev.healthy) {
+    // the close call takes no details: the served revision goes into the note
+    const serving = applied ? ` (serving ${applied.appliedCommit ?? 'no commit'}, applied ${applied.secondsSinceApply ?? '-'} s before)` : '';
     return {
       path: `/v2/alerts/${encodeURIComponent(alias)}/close?identifierType=alias`,
-      body: { source: `gslbd/${ev.node}`, note: summarize(ev) },
+      body: { source: `gslbd/${ev.node}`, note: `${summarize(ev)}${serving}` },
     };
   }
   const details: Record<string, string> = ev.type === 'health_transition'
@@ -34,6 +37,8 @@ export function oncallBRequest(cfg: OncallBConfig, ev: AlertEvent): OncallBReque
       ? { revision: ev.revision, reason: ev.reason, node: ev.node }
       : { revision: ev.revision, creates: String(ev.creates), updates: String(ev.updates), deletes: String(ev.deletes), node: ev.node };
   const description = ev.type === 'health_transition' ? `${summarize(ev)} (reported by ${ev.node})` : ev.type === 'gitops_rejected' ? `${summarize(ev)}: ${ev.message}` : summarize(ev);
+  // the alert API takes string details only
+  if (applied) Object.assign(details, { appliedCommit: applied.appliedCommit ?? '', secondsSinceApply: applied.secondsSinceApply === null ? '' : String(applied.secondsSinceApply) });
   return {
     path: '/v2/alerts',
     body: {

@@ -82,3 +82,32 @@ test('applied and rolled-back revisions (alert-target rows): webhook type, oncal
   assert.equal(b.body.alias, 'svc/gitops-applied/feedface00112233');
   assert.equal(oncallBRequest({ apiKey: 'k', priority: 'P2', region: 'us' }, rollback).body.priority, 'P2');
 });
+
+test('every target carries the served commit and the seconds since it was applied', async () => {
+  const sha = 'c0ffee'.padEnd(40, '0');
+  const applied = { commit: sha, at: 1_700_000_000_000 };
+  const rows: { name: string; given: AlertEvent; want: { appliedCommit: string | null; secondsSinceApply: number | null } }[] = [
+    { name: 'down', given: { ...down, applied }, want: { appliedCommit: sha, secondsSinceApply: 123 } },
+    { name: 'up', given: { ...up, applied }, want: { appliedCommit: sha, secondsSinceApply: 123 } },
+    { name: 'gitops', given: { ...rejected, applied }, want: { appliedCommit: sha, secondsSinceApply: 200 } },
+    { name: 'nothing applied yet', given: { ...down, applied: { commit: null, at: null } }, want: { appliedCommit: null, secondsSinceApply: null } },
+    { name: 'applied after the event (clock skew) reads 0', given: { ...down, applied: { commit: sha, at: down.timestamp + 5000 } }, want: { appliedCommit: sha, secondsSinceApply: 0 } },
+  ];
+  const { mailVars } = await import('../../../runtime/alerts/targets/mail.js');
+  for (const r of rows) {
+    const hook = webhookPayload(r.given);
+    assert.deepEqual({ appliedCommit: hook.appliedCommit, secondsSinceApply: hook.secondsSinceApply }, r.want, `webhook ${r.name}`);
+    const a = oncallAEvent({ routingKey: 'rk', severity: 'critical' }, r.given) as { payload: { custom_details: Record<string, unknown> } };
+    assert.deepEqual({ appliedCommit: a.payload.custom_details.appliedCommit, secondsSinceApply: a.payload.custom_details.secondsSinceApply }, r.want, `oncall_a ${r.name}`);
+    const b = oncallBRequest({ apiKey: 'k', priority: 'P1', region: 'us' }, r.given);
+    if (r.given.type === 'health_transition' && r.given.healthy) {
+      assert.match(String(b.body.note), new RegExp(`serving ${r.want.appliedCommit ?? 'no commit'}, applied ${r.want.secondsSinceApply ?? '-'} s before`), `oncall_b close ${r.name}`);
+    } else {
+      const details = b.body.details as Record<string, string>;
+      assert.deepEqual({ appliedCommit: details.appliedCommit, secondsSinceApply: details.secondsSinceApply },
+        { appliedCommit: r.want.appliedCommit ?? '', secondsSinceApply: r.want.secondsSinceApply === null ? '' : String(r.want.secondsSinceApply) }, `oncall_b ${r.name}`);
+    }
+    const mail = mailVars([r.given], 'n1') as { events: Record<string, unknown>[] };
+    assert.deepEqual({ appliedCommit: mail.events[0]!.appliedCommit, secondsSinceApply: mail.events[0]!.secondsSinceApply }, r.want, `mail ${r.name}`);
+  }
+});
