@@ -45,6 +45,16 @@ async function untilBothAnswer(d: TestDaemon, name: string, ok: (r: { rcode: str
   assert.fail(`${what}: the queries did not reach both answering threads (${counts().join(', ')})`);
 }
 
+/** Queries from many ports until every reply satisfies `ok` (at most 50 rounds, 20 ms apart). */
+async function untilEvery(d: TestDaemon, name: string, ok: (r: { rcode: string; answers: string[] }) => boolean, what: string) {
+  for (let i = 0; ; i++) {
+    const replies = await fromManyPorts(d.ports.dnsPort as number, name);
+    if (replies.every(ok)) return;
+    assert.ok(i < 50, `${what} within 50 rounds`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function scrape(d: TestDaemon): Promise<string> {
   const r = await fetch(`http://127.0.0.1:${d.ports.metricsPort as number}/metrics`);
   return r.text();
@@ -74,12 +84,7 @@ test('dns.workers 2: both threads answer, writes and health flips reach them, lo
 
     // A health flip reaches the worker: bounded wait until no thread answers with the member.
     d.core.health.set(s.poolId, '192.0.2.1', { healthy: false, score: 0, lastChecked: Date.now(), rttMs: 1, node: 'test-node' });
-    for (let i = 0; ; i++) {
-      const replies = await fromManyPorts(d.ports.dnsPort as number, 'www.workers.test');
-      if (replies.every((r) => r.answers.join() === '192.0.2.2')) break;
-      assert.ok(i < 50, 'the health flip reached every thread within 50 rounds');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilEvery(d, 'www.workers.test', (r) => r.answers.join() === '192.0.2.2', 'the health flip reached every thread');
     await untilBothAnswer(d, 'www.workers.test', (r) => r.answers.join() === '192.0.2.2', 'after the health flip');
 
     // A deletion too: NXDOMAIN from every thread right after the DELETE returns.
@@ -95,12 +100,7 @@ test('dns.workers 2: both threads answer, writes and health flips reach them, lo
     const store = (d.ports.rum as { store: { add(key: string, ip: string, ms: number): void } }).store;
     store.add(subnetKey('127.0.0.1')!, '192.0.2.32', 5);
     store.add(subnetKey('127.0.0.1')!, '192.0.2.31', 80);
-    for (let i = 0; ; i++) {
-      const replies = await fromManyPorts(d.ports.dnsPort as number, 'rum.workers.test');
-      if (replies.every((r) => r.answers.join() === '192.0.2.32')) break;
-      assert.ok(i < 50, 'the RUM samples reached every thread within 50 rounds');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilEvery(d, 'rum.workers.test', (r) => r.answers.join() === '192.0.2.32', 'the RUM samples reached every thread');
     await untilBothAnswer(d, 'rum.workers.test', (r) => r.answers.join() === '192.0.2.32', 'rum with data');
 
     // Query log: lines from the worker (worker: 1) and from the main thread, same format.
