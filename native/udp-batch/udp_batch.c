@@ -242,11 +242,13 @@ static ub_t *unwrap(napi_env env, napi_value obj) {
   return (ub_t *)p;
 }
 
-// open(address: string, port: number, onBatch: (count) => void) -> handle object
-// handle: { port, family, mem: ArrayBuffer }
+// open(address: string, port: number, onBatch: (count) => void, reusePort?: boolean) -> handle
+// handle: { port, family, mem: ArrayBuffer }. With reusePort, SO_REUSEPORT is set before bind so
+// several sockets (one per DNS worker thread) share the address and the kernel spreads packets
+// over them by source address and port.
 static napi_value ub_open(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+  size_t argc = 4;
+  napi_value argv[4];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc < 3) { napi_throw_type_error(env, NULL, "open(address, port, onBatch)"); return NULL; }
   char addr[64];
@@ -261,6 +263,11 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   napi_valuetype t;
   CHECK(env, napi_typeof(env, argv[2], &t));
   if (t != napi_function) { napi_throw_type_error(env, NULL, "onBatch must be a function"); return NULL; }
+  bool reuse = false;
+  if (argc >= 4) {
+    CHECK(env, napi_typeof(env, argv[3], &t));
+    if (t == napi_boolean) CHECK(env, napi_get_value_bool(env, argv[3], &reuse));
+  }
 
   struct sockaddr_storage ss;
   socklen_t sslen;
@@ -284,6 +291,12 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   if (family == AF_INET6) {
     int off = 0;  // dual stack on "::", as dgram does
     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+  }
+  if (reuse) {
+    int on = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) {
+      int e = errno; close(fd); return throw_errno(env, "setsockopt SO_REUSEPORT", e);
+    }
   }
   if (bind(fd, (struct sockaddr *)&ss, sslen) != 0) {
     int e = errno; close(fd); return throw_errno(env, "bind", e);

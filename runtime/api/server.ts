@@ -108,6 +108,9 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   const chain: Authenticator[] = [];
   registerAuth(app, () => chain, () => core.systemKey === undefined, core.config.tenancy.operatorTenant);
   registerAudit(app, createAuditSink(core.env.GSLB_AUDIT_LOG, core.log));
+  // A write is answered once every DNS worker thread serves it (docs/dns.md "Workers"): a client
+  // that queries DNS right after its write returns gets the new data from whichever thread answers.
+  app.addHook('onSend', async () => { await core.ports.applySettled?.(); });
   // the real route table with each route's access declaration (the permission-matrix test walks it)
   core.ports.routes = collectRoutes(app);
   app.addSchema(resourceSchema);

@@ -45,6 +45,11 @@ export interface StepTrace { step: string; input: string[]; output: string[]; re
  */
 export interface RumSource {
   lowest(clientIp: string, cands: readonly Candidate[]): { ip: string; latencyMs: number } | undefined;
+  /**
+   * When the source records samples, it tells this listener of each one (subnet key, member
+   * address, latency ms, time): the DNS part sets it to copy samples to its worker threads.
+   */
+  onSample?: ((key: string, ip: string, ms: number, at: number) => void) | undefined;
 }
 
 /** The RUM source used until one is plugged in: never any coverage. */

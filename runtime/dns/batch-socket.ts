@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../paths.js';
  */
 
 interface Native {
-  open(address: string, port: number, onBatch: (count: number) => void): NativeHandle;
+  open(address: string, port: number, onBatch: (count: number) => void, reusePort?: boolean): NativeHandle;
   close(h: NativeHandle): void;
   sendTo(h: NativeHandle, data: Uint8Array, family: number, addr: Uint8Array, port: number): boolean;
   stats(h: NativeHandle): BatchStats;
@@ -91,14 +91,18 @@ export class BatchSocket {
     this.addrOff = n.ADDR_OFF;
   }
 
-  /** Binds `address:port` (port 0 picks one; see `port`). Throws when the addon is unavailable or bind fails. */
-  static open(address: string, port: number, onBatch: (count: number) => void): BatchSocket {
+  /**
+   * Binds `address:port` (port 0 picks one; see `port`); with `reusePort`, SO_REUSEPORT is set
+   * first so the DNS workers' sockets share the address (docs/dns.md "Workers"). Throws when the
+   * addon is unavailable or bind fails.
+   */
+  static open(address: string, port: number, onBatch: (count: number) => void, reusePort = false): BatchSocket {
     const n = load();
     if (!n) throw new Error(`udp batch addon unavailable: ${loadError ?? 'not loaded'}`);
     let self: BatchSocket | undefined;
     let h: NativeHandle;
     try {
-      h = n.open(address, port, (count) => { if (self && !self.closed) onBatch(count); });
+      h = n.open(address, port, (count) => { if (self && !self.closed) onBatch(count); }, reusePort);
     } catch (err) {
       // The addon reports errno as "E<number>"; give it the name dgram would (EADDRINUSE…).
       const e = err as NodeJS.ErrnoException;

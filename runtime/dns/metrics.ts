@@ -55,37 +55,80 @@ export class DnsTcpMetrics {
 /** Outcomes of zone transfer requests (AXFR and IXFR, over TCP and UDP). */
 export type TransferResult = 'ok' | 'refused' | 'notauth' | 'failed';
 
+/** Layout of the counter cells: per type×rcode counts, histogram buckets, sum, count, transfer refusals. */
+const COUNTS = TYPES.length * RCODES.length;
+const BUCKETS_AT = COUNTS;
+const SUM_AT = BUCKETS_AT + BOUNDS.length + 1;
+const COUNT_AT = SUM_AT + 1;
+const REFUSED_AT = COUNT_AT + 1;
+const NOTAUTH_AT = REFUSED_AT + 1;
+/** Bytes of the cells of one DnsMetrics (the SharedArrayBuffer a DNS worker counts into). */
+export const DNS_METRICS_BYTES = (NOTAUTH_AT + 1) * 8;
+
 /**
  * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
  * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
  * Metrics: `gslbd_dns_queries_total{type,rcode}`, `gslbd_dns_query_duration_seconds`,
- * `gslbd_dns_transfers_total{result}`, plus `tcp`.
+ * `gslbd_dns_transfers_total{result}`, `gslbd_dns_worker_queries_total{worker}`, plus `tcp`.
+ * A DNS worker thread counts into cells in a SharedArrayBuffer (`new DnsMetrics(sab)`); the main
+ * thread's registry sums its own cells and every worker's (`addWorker`) at scrape time, so no
+ * message is sent per query or per scrape (docs/dns.md "Workers").
  */
 export class DnsMetrics {
-  readonly counts = new Float64Array(TYPES.length * RCODES.length);
-  readonly buckets = new Float64Array(BOUNDS.length + 1);
-  sum = 0;
-  count = 0;
+  readonly cells: Float64Array;
+  readonly counts: Float64Array;
+  readonly buckets: Float64Array;
   /** the TCP listener's limit counters, registered with the query metrics */
   readonly tcp = new DnsTcpMetrics();
   /**
    * `gslbd_dns_transfers_total{result}`: ok (the whole zone sent), refused (transfers off, over
    * UDP, unsigned while TSIG is required, not a served zone, a malformed request), notauth (a TSIG
    * that failed: BADKEY, BADSIG, BADTIME), failed (the connection went away or stopped reading).
-   * The transfer handler counts ok and failed; `record` counts the refusals the answer path sends.
+   * The transfer handler counts ok and failed; `record` counts the refusals the answer path sends
+   * (in the cells, so a worker's UDP refusals are counted too).
    */
   readonly transfers: Record<TransferResult, number> = { ok: 0, refused: 0, notauth: 0, failed: 0 };
+  /** the cells of worker threads (index 1…), read at scrape time */
+  private readonly workers: Float64Array[] = [];
+
+  /** `shared`: count into this buffer (DNS_METRICS_BYTES long) instead of a private one. */
+  constructor(shared?: SharedArrayBuffer) {
+    this.cells = shared ? new Float64Array(shared) : new Float64Array(DNS_METRICS_BYTES / 8);
+    this.counts = this.cells.subarray(0, COUNTS);
+    this.buckets = this.cells.subarray(BUCKETS_AT, SUM_AT);
+  }
+
+  get sum(): number { return this.cells[SUM_AT]!; }
+  get count(): number { return this.cells[COUNT_AT]!; }
+
+  /** Adds a worker thread's cells (a SharedArrayBuffer it counts into) to what is exported. */
+  addWorker(shared: SharedArrayBuffer): void {
+    this.workers.push(new Float64Array(shared));
+  }
 
   /** Counts one query (rcode -1 = dropped) and its handling time in seconds. */
   record(qtype: number, rcode: number, seconds: number): void {
+    const c = this.cells;
     const ti = TYPE_INDEX.get(qtype) ?? OTHER_TYPE;
-    this.counts[ti * RCODES.length + rcodeIndex(rcode)]! += 1;
-    if ((qtype === 252 || qtype === 251) && rcode >= 0) this.transfers[rcode === 9 ? 'notauth' : 'refused']++;
+    c[ti * RCODES.length + rcodeIndex(rcode)]! += 1;
+    if ((qtype === 252 || qtype === 251) && rcode >= 0) c[rcode === 9 ? NOTAUTH_AT : REFUSED_AT]! += 1;
     let i = 0;
     while (i < BOUNDS.length && seconds > BOUNDS[i]!) i++;
-    this.buckets[i]! += 1;
-    this.sum += seconds;
-    this.count++;
+    c[BUCKETS_AT + i]! += 1;
+    c[SUM_AT]! += seconds;
+    c[COUNT_AT]! += 1;
+  }
+
+  /** Cell `i` summed over this thread and every worker. */
+  private total(i: number): number {
+    let v = this.cells[i]!;
+    for (const w of this.workers) v += w[i]!;
+    return v;
+  }
+
+  /** Queries each answerer counted: index 0 is the main thread, 1… the worker threads. */
+  perWorker(): number[] {
+    return [this.cells, ...this.workers].map((c) => c[COUNT_AT]!);
   }
 
   /** Registers the query metrics and the TCP limit metrics on the registry; values are read at scrape time. */
@@ -94,7 +137,7 @@ export class DnsMetrics {
       name: 'gslbd_dns_queries_total', help: 'DNS queries answered, by query type and response code', type: 'counter',
       get: async () => ({
         name: queries.name, help: queries.help, type: 'counter', aggregator: 'sum',
-        values: TYPES.flatMap((t, ti) => RCODES.map((r, ri) => ({ labels: { type: t, rcode: r }, value: this.counts[ti * RCODES.length + ri]! })))
+        values: TYPES.flatMap((t, ti) => RCODES.map((r, ri) => ({ labels: { type: t, rcode: r }, value: this.total(ti * RCODES.length + ri) })))
           .filter((v) => v.value > 0),
       }),
       reset: () => this.counts.fill(0),
@@ -105,25 +148,38 @@ export class DnsMetrics {
       get: async () => {
         let cum = 0;
         const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-        BOUNDS.forEach((b, i) => { cum += this.buckets[i]!; values.push({ labels: { le: b }, value: cum, metricName: `${name}_bucket` }); });
-        values.push({ labels: { le: '+Inf' }, value: this.count, metricName: `${name}_bucket` });
-        values.push({ labels: {}, value: this.sum, metricName: `${name}_sum` });
-        values.push({ labels: {}, value: this.count, metricName: `${name}_count` });
+        BOUNDS.forEach((b, i) => { cum += this.total(BUCKETS_AT + i); values.push({ labels: { le: b }, value: cum, metricName: `${name}_bucket` }); });
+        const count = this.total(COUNT_AT);
+        values.push({ labels: { le: '+Inf' }, value: count, metricName: `${name}_bucket` });
+        values.push({ labels: {}, value: this.total(SUM_AT), metricName: `${name}_sum` });
+        values.push({ labels: {}, value: count, metricName: `${name}_count` });
         return { name, help: duration.help, type: 'histogram', aggregator: 'sum', values };
       },
-      reset: () => { this.buckets.fill(0); this.sum = 0; this.count = 0; },
+      reset: () => { this.cells.fill(0, BUCKETS_AT, REFUSED_AT); },
     };
     const transfers = {
       name: 'gslbd_dns_transfers_total', help: 'Zone transfer requests (AXFR, IXFR) by result: ok, refused, notauth (TSIG failed), failed (connection lost or stalled)', type: 'counter',
       get: async () => ({
         name: transfers.name, help: transfers.help, type: 'counter', aggregator: 'sum',
-        values: (Object.keys(this.transfers) as TransferResult[]).map((r) => ({ labels: { result: r }, value: this.transfers[r] })),
+        values: (Object.keys(this.transfers) as TransferResult[]).map((r) => ({
+          labels: { result: r },
+          value: this.transfers[r] + (r === 'refused' ? this.total(REFUSED_AT) : r === 'notauth' ? this.total(NOTAUTH_AT) : 0),
+        })),
       }),
-      reset: () => { for (const k of Object.keys(this.transfers) as TransferResult[]) this.transfers[k] = 0; },
+      reset: () => { for (const k of Object.keys(this.transfers) as TransferResult[]) this.transfers[k] = 0; this.cells[REFUSED_AT] = 0; this.cells[NOTAUTH_AT] = 0; },
+    };
+    const perWorker = {
+      name: 'gslbd_dns_worker_queries_total', help: 'DNS queries handled per answering thread (worker 0: the main thread; 1…: DNS worker threads, dns.workers)', type: 'counter',
+      get: async () => ({
+        name: perWorker.name, help: perWorker.help, type: 'counter', aggregator: 'sum',
+        values: this.perWorker().map((value, i) => ({ labels: { worker: String(i) }, value })),
+      }),
+      reset: () => {},
     };
     registry.registerMetric(queries as never);
     registry.registerMetric(duration as never);
     registry.registerMetric(transfers as never);
+    registry.registerMetric(perWorker as never);
     this.tcp.register(registry);
   }
 }

@@ -8,14 +8,20 @@ import { simulateRoutes } from './routes.js';
 import { Answerer, type AnswerDeps } from './answer.js';
 import { ReplayGuard } from './tsig-replay.js';
 import { DnsMetrics } from './metrics.js';
-import { startDnsServer, type DnsUdpPath } from './server.js';
+import { startDnsServer, type DnsServer, type DnsUdpPath } from './server.js';
+import { performance } from 'node:perf_hooks';
 import type { GeoDeps } from './service-plan.js';
 import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
 import { createTransferHandler } from './zone-transfer.js';
-import type { ZoneIndex } from './zone-index.js';
+import { DNS_TABLES, type ZoneIndex } from './zone-index.js';
+import { DnsWorkers } from './workers.js';
+import { healthTable, type RumSample } from './worker-protocol.js';
+import { planMutations } from '../../controller/apply/apply.js';
+import { rowsOf, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
+import type { Row } from '../model/types.js';
 import { parseUpdate } from './update-message.js';
 import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
 import { toFqdn } from '../tenancy/names.js';
@@ -36,6 +42,15 @@ declare module '../ports.js' {
     setRumSource?: (source: RumSource) => void;
     /** the SOA serial of the served zones (zone-serial.ts) */
     dnsSerial?: () => number;
+    /**
+     * Resolves once every DNS worker thread answers from the newest applied snapshot; undefined
+     * when they already do, or there are none. The API awaits it before a write's response.
+     */
+    applySettled?: () => Promise<void> | undefined;
+    /** queries handled per answering thread (0: the main thread, 1…: DNS workers) */
+    dnsWorkerQueries?: () => number[];
+    /** DNS worker threads running (0 once stopped) */
+    dnsWorkersRunning?: () => number;
   }
 }
 
@@ -48,6 +63,56 @@ declare module '../ports.js' {
  */
 interface DnsState {
   answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
+  serial: ZoneSerial; workers: DnsWorkers | undefined;
+  /** RUM samples to copy to the workers (set as the RUM source's onSample) */
+  rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
+}
+
+const isDnsKind = (kind: string) => (DNS_TABLES as readonly string[]).includes(kind);
+const dnsMutations = (muts: RowMutation[]) => muts.filter((m) => isDnsKind(m.op === 'put' ? m.row.kind : m.kind));
+/** The rows DNS answers from (the DNS_TABLES), for a worker's first snapshot. */
+const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, k).values()]);
+
+/**
+ * Keeps the DNS workers' copies current (docs/dns.md "Workers"): every apply that changes a DNS
+ * row is posted at once (after the serial hook, so it carries the new serial); health verdicts and
+ * RUM samples are coalesced to one message per event-loop turn.
+ */
+function feedWorkers(core: Core, state: DnsState): void {
+  let healthDue = false;
+  const flushHealth = () => {
+    healthDue = false;
+    state.workers?.health(healthTable(state.answerer.index(), core.health));
+  };
+  const scheduleHealth = () => {
+    if (healthDue || !state.workers) return;
+    healthDue = true;
+    setImmediate(flushHealth);
+  };
+  core.health.onChange = scheduleHealth;
+  core.closers.push(() => { core.health.onChange = undefined; });
+  core.closers.push(core.applyHooks.add({
+    afterSwap: (plan, next) => {
+      const w = state.workers;
+      if (!w) return;
+      // every applied revision changes the provenance the CHAOS version query answers
+      w.version(core.holder.provenance.rdata);
+      const muts = dnsMutations(planMutations(plan));
+      if (muts.length === 0) return;
+      w.apply(muts, next.revision, state.serial.current);
+      scheduleHealth();
+    },
+  }));
+  let samples: RumSample[] = [];
+  const flushRum = () => { const b = samples; samples = []; state.workers?.rum(b); };
+  state.rumFeed = (key, ip, ms, at) => {
+    if (!state.workers) return;
+    if (samples.length === 0) setImmediate(flushRum);
+    samples.push([key, ip, ms, at]);
+  };
+  core.ports.applySettled = () => state.workers?.settled();
+  core.ports.dnsWorkerQueries = () => state.metrics.perWorker();
+  core.ports.dnsWorkersRunning = () => state.workers?.running ?? 0;
 }
 // Per core, so several daemons in one process (tests) do not share state.
 const states = new WeakMap<Core, DnsState>();
@@ -79,6 +144,42 @@ function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Logger): N
   };
 }
 
+/**
+ * Starts dns.workers - 1 worker threads joining the UDP socket's SO_REUSEPORT group, with the
+ * current DNS rows, serial and health. Without the batched path (no SO_REUSEPORT in dgram on
+ * Node 20) the main thread answers alone, and says so. A worker that cannot start fails the start.
+ */
+async function startWorkers(core: Core, state: DnsState, server: DnsServer): Promise<void> {
+  const cfg = core.config;
+  const log = core.log.child({ component: 'dns' });
+  if (server.udpPath !== 'batched') {
+    log.warn({ workers: cfg.dns.workers }, 'dns.workers needs the batched UDP path; the main thread answers alone');
+    return;
+  }
+  const { answerer: a, metrics } = state;
+  const snap = core.holder.current;
+  const { workers, ready } = DnsWorkers.start({
+    count: cfg.dns.workers - 1, log, metrics,
+    init: { config: cfg, port: server.port, rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, version: core.holder.provenance.rdata, health: healthTable(a.index(), core.health) },
+    answer: (req, src) => {
+      const t0 = performance.now();
+      const r = a.handle(req, src, true, false) as Buffer | null;
+      metrics.record(a.lastQtype, a.lastRcode, (performance.now() - t0) / 1000);
+      return r;
+    },
+  });
+  state.workers = workers;
+  try {
+    await ready;
+  } catch (err) {
+    state.workers = undefined;
+    await workers.close();
+    await server.close();
+    throw err;
+  }
+  log.info({ workers: cfg.dns.workers, port: server.port }, 'dns workers answering');
+}
+
 PARTS.push({
   name: 'dns',
   setup(core, ext) {
@@ -108,14 +209,15 @@ PARTS.push({
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),
     });
-    core.ports.setRumSource = (src: RumSource) => { rum = src; };
+    core.ports.setRumSource = (src: RumSource) => { rum = src; src.onSample = (...a) => state.rumFeed?.(...a); };
     const metrics = new DnsMetrics();
     metrics.register(core.metrics);
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
       config: cfg, index: () => a.index(), keys: tsigKeys, metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
     }) : undefined;
-    const state: DnsState = { answerer: a, metrics, sources, transfer };
+    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, workers: undefined };
     states.set(core, state);
+    feedWorkers(core, state);
     core.ports.dnsSerial = () => serial.current;
     core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
@@ -133,13 +235,17 @@ PARTS.push({
     const server = await startDnsServer(answerer, {
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
-      tcp: tcpLimitsFromConfig(cfg.dns.tcp),
+      tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 1,
     });
+    if (cfg.dns.workers > 1) await startWorkers(core, state, server);
     core.ports.dnsPort = server.port;
     core.ports.dnsUdpPath = server.udpPath;
     // UDP and TCP share the port (server.ts); one line per socket, like every other listener
     for (const proto of ['udp', 'tcp']) logListening(core.log, `dns ${proto}`, cfg.dns.listenAddr, server.port);
     return async () => {
+      const w = state.workers;
+      state.workers = undefined;
+      await w?.close();
       for (const s of sources) s.close();
       await server.close();
     };

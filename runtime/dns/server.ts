@@ -28,6 +28,12 @@ export interface DnsServerOptions {
    * GSLBD_DNS_UDP_BATCH=0, keeps Node's dgram socket.
    */
   udpBatch?: boolean;
+  /**
+   * Open the UDP socket as the first of a SO_REUSEPORT group (batched path only): the address is
+   * probed without SO_REUSEPORT first, so anything holding it fails the start with EADDRINUSE;
+   * the DNS workers then join the group (docs/dns.md "Workers").
+   */
+  reusePort?: boolean;
 }
 
 /** Which UDP path a listener uses. */
@@ -50,7 +56,7 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
     : isIP(o.listenAddr) === 0 ? { available: false, reason: 'listenAddr is not an IP literal' }
     : batchSupport();
   const udpPath: DnsUdpPath = support.available ? 'batched' : 'dgram';
-  const makeUdp = () => (udpPath === 'batched' ? batchedUdp(d, o.listenAddr) : dgramUdp(d, o.listenAddr));
+  const makeUdp = () => (udpPath === 'batched' ? batchedUdp(d, o.listenAddr, o.reusePort ? { reusePort: 'first' } : {}) : dgramUdp(d, o.listenAddr));
   let udp = makeUdp();
 
   const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tcp, onMessage: tcpMessageHandler(d, o.transfer) });

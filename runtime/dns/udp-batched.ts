@@ -4,14 +4,34 @@ import { BatchSocket } from './batch-socket.js';
 import type { Dispatch } from './dispatch.js';
 import type { UdpListener } from './udp-dgram.js';
 
+/** How a batched socket joins a SO_REUSEPORT group (docs/dns.md "Workers"). */
+export interface BatchedUdpOptions {
+  /**
+   * 'first': the socket that creates the group; `bind` first binds the address without
+   * SO_REUSEPORT (fails with EADDRINUSE when anything holds it, such as another gslbd's group),
+   * closes that probe and binds again with SO_REUSEPORT. 'join': bind with SO_REUSEPORT at once
+   * (a worker joining the group the first socket made). Unset: a plain socket.
+   */
+  reusePort?: 'first' | 'join';
+  /**
+   * Packets this thread does not answer itself (RFC 2136 UPDATE in a worker thread: the write
+   * path lives on the main thread): given a copy of the request, its source text, and a `send`
+   * for the reply. Returns false to answer the packet here after all.
+   */
+  forward?: (req: Buffer, src: string, send: (b: Buffer) => void) => boolean;
+}
+
+const isUpdate = (req: Buffer) => req.length >= 12 && (req[2]! & 0x80) === 0 && ((req[2]! >> 3) & 0xf) === 5;
+
 /**
  * UDP through the batching addon (native/udp-batch): one callback per recvmmsg batch; each reply
  * is written straight into its send slot of the shared memory and all are sent with one sendmmsg
  * when the callback returns.
  */
-export function batchedUdp(d: Dispatch, listenAddr: string): UdpListener {
+export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOptions = {}): UdpListener {
   const { answerer, log } = d;
   let bs: BatchSocket | undefined;
+  const forward = opts.forward;
   const onBatch = (count: number) => {
     const s = bs!;
     const mem = s.mem;
@@ -21,6 +41,12 @@ export function batchedUdp(d: Dispatch, listenAddr: string): UdpListener {
       const t0 = performance.now();
       const src = s.source(i);
       const req = s.request(i);
+      if (forward && isUpdate(req)) {
+        const family = s.sourceFamily(i);
+        const addr = s.sourceBytes(i);
+        const port = s.sourcePort(i);
+        if (forward(Buffer.from(req), src, (b) => { s.sendTo(b, family, addr, port); })) continue;
+      }
       let r: number | Buffer | PendingAnswer | null;
       try {
         r = answerer.handleInto(req, src, true, mem, s.txOffset(i), max);
@@ -48,15 +74,27 @@ export function batchedUdp(d: Dispatch, listenAddr: string): UdpListener {
     }
   };
   return {
-    bind: (port) => {
-      bs = BatchSocket.open(listenAddr, port, onBatch);
-      return Promise.resolve(bs.port);
+    bind: async (port) => {
+      let p = port;
+      if (opts.reusePort === 'first') {
+        // Without SO_REUSEPORT the probe fails with EADDRINUSE while any socket holds the address,
+        // so a second daemon cannot silently join this one's group (docs/dns.md "Workers").
+        const probe = BatchSocket.open(listenAddr, port, () => {});
+        p = probe.port;
+        await closeSocket(probe);
+      }
+      bs = BatchSocket.open(listenAddr, p, onBatch, opts.reusePort !== undefined);
+      return bs.port;
     },
     close: async () => {
-      if (!bs) return;
-      bs.close();
-      // The descriptor is closed in libuv's close phase, after the next check phase at the latest.
-      for (let k = 0; k < 10 && !bs.stats().closed; k++) await new Promise<void>((r) => setImmediate(r));
+      if (bs) await closeSocket(bs);
     },
   };
+}
+
+/** Closes a batch socket and waits until its descriptor is closed. */
+async function closeSocket(s: BatchSocket): Promise<void> {
+  s.close();
+  // The descriptor is closed in libuv's close phase, after the next check phase at the latest.
+  for (let k = 0; k < 10 && !s.stats().closed; k++) await new Promise<void>((r) => setImmediate(r));
 }

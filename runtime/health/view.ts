@@ -30,8 +30,20 @@ export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined
 
 export class HealthView {
   private readonly byPool = new Map<string, Map<string, HealthEntry>>();
-  version = 0;
+  private v = 0;
   policy: HealthPolicy = localPolicy;
+  /**
+   * Told after every change of `version` (the DNS part copies the view to its worker threads,
+   * coalesced per event-loop turn). Must not throw.
+   */
+  onChange: (() => void) | undefined;
+
+  /** Increases on every change an answer may depend on (also bumped by the cluster part when peers' reports or liveness change). */
+  get version(): number { return this.v; }
+  set version(n: number) {
+    this.v = n;
+    this.onChange?.();
+  }
 
   get(poolId: string, ip: string): HealthEntry | undefined {
     return this.byPool.get(poolId)?.get(ip);

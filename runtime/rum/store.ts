@@ -44,10 +44,14 @@ export class RumStore implements RumSource {
   private samples = 0;
   private evicted = 0;
 
+  /** told of every sample added (RumSource.onSample: the DNS part copies them to its workers) */
+  onSample: ((key: string, ip: string, ms: number, at: number) => void) | undefined;
+
   constructor(private readonly limits: RumStoreLimits = RUM_STORE_DEFAULTS, private readonly now: () => number = Date.now) {}
 
   /** Records one sample of `ms` from subnet `key` to member `ip`, taken at `at`. */
   add(key: string, ip: string, ms: number, at = this.now()): void {
+    this.onSample?.(key, ip, ms, at);
     let e = this.subnets.get(key);
     if (e) {
       // re-insert: Map order is the eviction order (least recently updated first)

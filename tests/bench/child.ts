@@ -3,12 +3,23 @@
  * machine has it), an IPC question and answer, and a bounded stop.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** True when `taskset` works here; without it nothing is pinned. */
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
-/** `cmd` prefixed to run on one CPU, when taskset is available. */
-export const pin = (cpu: number, cmd: string[]): string[] => (hasTaskset ? ['taskset', '-c', String(cpu), ...cmd] : cmd);
+/** `cmd` prefixed to run on one CPU (or a list such as "0,1"), when taskset is available. */
+export const pin = (cpu: number | string, cmd: string[]): string[] => (hasTaskset ? ['taskset', '-c', String(cpu), ...cmd] : cmd);
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time (user + system, every thread) a process has used so far, in seconds, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
 
 /** Sends `{cmd}` to a child over IPC and resolves with its next message. */
 export function ask(child: ChildProcess, cmd: string): Promise<Record<string, number>> {

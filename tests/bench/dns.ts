@@ -3,13 +3,17 @@
  * CPU pinning (dnsperf on CPU 0, the server on CPU 1), both serving `www.bench.test` as a weighted
  * set of four addresses (gslbd: weighted-round-robin with live TCP health checks; gdnsd: its
  * `weighted` plugin). Prints qps, average and p99 latency and lost queries for both, the ratio,
- * and gslbd's heap growth over 1M queries. Every run is bounded in time and count. Environment:
- * BENCH_SECONDS (throughput run length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES.
+ * and gslbd's heap growth over 1M queries. Then CPU per query at a fixed rate (dnsperf -Q) for
+ * gslbd, gdnsd and PowerDNS with a LUA record (skipped with a message when pdns_server or its bind
+ * backend is missing), from /proc/<pid>/stat before and after, and gslbd's qps with dns.workers 1
+ * and 2. Every run is bounded in time and count. Environment: BENCH_SECONDS (throughput run
+ * length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES (0 skips the heap run),
+ * BENCH_CPU_QPS (the fixed rate, default 20000), BENCH_DNS_ONLY=cpu (only the CPU and workers part).
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
-import { ask, hasTaskset, pin, stopChild } from './child.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { ask, cpuSeconds, hasTaskset, pin, stopChild } from './child.js';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
@@ -19,6 +23,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Interleaved rounds per server; the medians are reported, which damps noise from a shared machine. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const HEAP_QUERIES = Number(process.env.BENCH_HEAP_QUERIES ?? 1_000_000);
+const CPU_QPS = Number(process.env.BENCH_CPU_QPS ?? 20_000);
+const ONLY_CPU = process.env.BENCH_DNS_ONLY === 'cpu';
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-dns-'));
 
 /** A port free for both UDP and TCP on 127.0.0.1. */
@@ -35,9 +41,11 @@ function dnsperf(port: number, args: string[], verbose: boolean): Promise<PerfRe
   return runDnsperf(port, join(dir, 'queries.txt'), args, { verbose, killAfterSeconds: SECONDS + 120, wrap: (cmd) => pin(0, cmd) });
 }
 
-async function startGslbd(port: number): Promise<ChildProcess> {
-  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), dir];
-  const cmd = pin(1, [process.execPath, ...args]);
+async function startGslbd(port: number, workers = 1, cpus: number | string = 1): Promise<ChildProcess> {
+  const own = join(dir, `gslbd-${workers}-${String(cpus)}`);
+  mkdirSync(own, { recursive: true });
+  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), own, String(workers)];
+  const cmd = pin(cpus, [process.execPath, ...args]);
   // fork cannot prefix taskset; spawn with an IPC channel instead.
   const child = hasTaskset
     ? spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
@@ -81,6 +89,93 @@ www 60 DYNA weighted!www
   return spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/**
+ * PowerDNS (pdns_server, bind backend) serving the same weighted set as a LUA record
+ * (`pickwrandom`), one receiver thread, with the packet and query caches off so every query runs
+ * the record as gslbd and gdnsd compute every answer. Undefined, with the reason printed, when
+ * pdns_server or its bind backend is not installed (Debian: pdns-server pdns-backend-bind).
+ */
+function startPdns(port: number): ChildProcess | undefined {
+  const bin = ['/usr/sbin/pdns_server', '/usr/bin/pdns_server'].find((b) => existsSync(b));
+  const backend = spawnSync('sh', ['-c', 'ls /usr/lib/*/pdns/libbindbackend.so /usr/lib/pdns/libbindbackend.so 2>/dev/null'], { encoding: 'utf8' }).stdout.trim();
+  if (!bin || !backend) {
+    console.log(`PowerDNS skipped: ${!bin ? 'pdns_server' : 'its bind backend'} is not installed (apt-get install pdns-server pdns-backend-bind)`);
+    return undefined;
+  }
+  const cfg = join(dir, 'pdns');
+  mkdirSync(cfg, { recursive: true });
+  writeFileSync(join(cfg, 'bench.test'), `$TTL 60
+@ SOA ns1 hostmaster 1 3600 600 604800 60
+@ NS ns1
+ns1 A 127.0.0.1
+www 60 IN LUA A "pickwrandom({{4,'127.0.0.1'},{3,'127.0.0.2'},{2,'127.0.0.3'},{1,'127.0.0.4'}})"
+`);
+  writeFileSync(join(cfg, 'named.conf'), `zone "bench.test" { type master; file "${join(cfg, 'bench.test')}"; };\n`);
+  const cmd = pin(1, [bin, '--no-config', '--daemon=no', '--guardian=no', '--disable-syslog', '--local-address=127.0.0.1', `--local-port=${port}`,
+    '--launch=bind', `--bind-config=${join(cfg, 'named.conf')}`, '--enable-lua-records=yes', `--socket-dir=${cfg}`,
+    '--cache-ttl=0', '--query-cache-ttl=0', '--negquery-cache-ttl=0', '--receiver-threads=1', '--distributor-threads=1', '--loglevel=3']);
+  return spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+/** CPU time per query of `pid` while dnsperf sends a fixed `CPU_QPS` for `SECONDS`. */
+async function cpuPerQuery(pid: number, port: number): Promise<{ usPerQuery: number; busy: number; r: PerfResult }> {
+  const c0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const r = await dnsperf(port, ['-l', String(SECONDS), '-q', '64', '-Q', String(CPU_QPS)], false);
+  const cpu = cpuSeconds(pid) - c0;
+  return { usPerQuery: (cpu * 1e6) / Math.max(1, r.completed), busy: cpu / ((performance.now() - t0) / 1000), r };
+}
+
+/** The CPU-per-query comparison and gslbd's qps with dns.workers 1 and 2 (see the file comment). */
+async function cpuAndWorkers(gslbd: ChildProcess, gPort: number, gdnsd: ChildProcess, dPort: number): Promise<void> {
+  // qps with dns.workers 1 and 2. This machine's two cores bound what it can show: dnsperf needs
+  // one, so on CPU 1 alone two answering threads share one core (this measures the cost of the
+  // second thread, not scaling), and on CPUs 0-1 the second thread competes with dnsperf.
+  console.log(`\nqps (max, 64 outstanding) by dns.workers, medians of ${ROUNDS} rounds of ${SECONDS}s:`);
+  console.log(`  workers 1, server on CPU 1:    ${(await maxQps(gPort)).toFixed(0)} qps`);
+  for (const cpus of [1, '0,1'] as const) {
+    const port = await freePort();
+    const g2 = await startGslbd(port, 2, cpus);
+    try {
+      await waitAnswer(port);
+      console.log(`  workers 2, server on CPU ${String(cpus).padEnd(4)}: ${(await maxQps(port)).toFixed(0)} qps`);
+    } finally {
+      await stopChild(g2);
+    }
+  }
+  const pPort = await freePort();
+  const pdns = startPdns(pPort);
+  try {
+    if (pdns) await waitAnswer(pPort);
+    const servers: [string, number, number][] = [['gslbd', gslbd.pid!, gPort], ['gdnsd', gdnsd.pid!, dPort]];
+    if (pdns) servers.push(['pdns-lua', pdns.pid!, pPort]);
+    for (const [, , port] of servers) await dnsperf(port, ['-l', '2', '-q', '64', '-Q', String(CPU_QPS)], false); // warm-up
+    const cpu: Record<string, number[]> = {};
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, pid, port] of r % 2 === 0 ? servers : [...servers].reverse()) {
+        const m = await cpuPerQuery(pid, port);
+        (cpu[name] ??= []).push(m.usPerQuery);
+        console.log(`  ${name.padEnd(8)} round ${r + 1}: ${m.usPerQuery.toFixed(2)} µs CPU/query, ${(m.busy * 100).toFixed(0)}% of a core, ${m.r.completed} answered, lost ${m.r.lost}`);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    console.log(`\nCPU per query at a fixed ${CPU_QPS} qps (user+system of the server process, medians of ${ROUNDS} rounds of ${SECONDS}s):`);
+    for (const [name] of servers) console.log(`  ${name.padEnd(8)}  ${median(cpu[name]!).toFixed(2)} µs`);
+    console.log(`ratio gslbd/gdnsd CPU per query: ${(median(cpu.gslbd!) / median(cpu.gdnsd!)).toFixed(2)}x`);
+    if (cpu['pdns-lua']) console.log(`ratio gslbd/pdns-lua CPU per query: ${(median(cpu.gslbd!) / median(cpu['pdns-lua']!)).toFixed(2)}x`);
+  } finally {
+    if (pdns) await new Promise<void>((r) => { pdns.once('exit', () => r()); pdns.kill('SIGTERM'); setTimeout(r, 5000).unref(); });
+  }
+}
+
+/** Median max qps over ROUNDS runs (dnsperf on CPU 0). */
+async function maxQps(port: number): Promise<number> {
+  await dnsperf(port, ['-l', '2', '-q', '64'], false);
+  const qps: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) qps.push((await dnsperf(port, ['-l', String(SECONDS), '-q', '64'], false)).qps);
+  return [...qps].sort((a, b) => a - b)[Math.floor(qps.length / 2)]!;
+}
+
 async function waitAnswer(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const r = spawnSync('dig', ['@127.0.0.1', '-p', String(port), '+time=1', '+tries=1', '+short', 'www.bench.test', 'A'], { encoding: 'utf8' });
@@ -118,6 +213,10 @@ async function main() {
   const raw = spawn(rawCmd[0]!, rawCmd.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitAnswer(rPort);
   try {
+    if (ONLY_CPU) {
+      await cpuAndWorkers(gslbd, gPort, gdnsd, dPort);
+      return;
+    }
     const servers = [['gslbd', gPort], ['gdnsd', dPort]] as const;
     const tput: Record<string, PerfResult[]> = { gslbd: [], gdnsd: [], 'node-raw': [] };
     const lat: Record<string, PerfResult[]> = { gslbd: [], gdnsd: [] };
@@ -151,6 +250,9 @@ async function main() {
     console.log(`ratio gslbd/node-raw qps (medians): ${((results.gslbd.tput.qps / rawQps) * 100).toFixed(1)}%; node-raw/gdnsd: ${((rawQps / results.gdnsd.tput.qps) * 100).toFixed(1)}% (node-raw: the most one Node thread reaches with dgram, one send per query)`);
     console.log(`gslbd lost: ${results.gslbd.tput.lost + results.gslbd.lat.lost} (target 0); p99 at fixed rate ${results.gslbd.lat.p99Ms?.toFixed(3)} ms (target < 5 ms)`);
 
+    console.log('');
+    await cpuAndWorkers(gslbd, gPort, gdnsd, dPort);
+    if (HEAP_QUERIES <= 0) return;
     const before = await ask(gslbd, 'heap');
     const runs = Math.ceil(HEAP_QUERIES / lines.length);
     const heapRun = await dnsperf(gPort, ['-n', String(runs), '-q', '64', '-l', '300'], false);

@@ -1,0 +1,134 @@
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { AsnResponse, CityResponse } from 'maxmind';
+import { parseDuration } from '../config/duration.js';
+import { HealthView } from '../health/view.js';
+import { MmdbSource } from '../geo/mmdb-source.js';
+import type { Logger } from '../log/logger.js';
+import { RumStore } from '../rum/store.js';
+import { emptySnapshot, nextSnapshot } from '../snapshot/snapshot.js';
+import { Answerer } from './answer.js';
+import { createDispatch } from './dispatch.js';
+import { DnsMetrics } from './metrics.js';
+import { tsigKeyring } from './tsig.js';
+import { batchedUdp } from './udp-batched.js';
+import { loadHealthTable, type FromWorker, type LogLine, type ToWorker, type WorkerInit } from './worker-protocol.js';
+
+/**
+ * A DNS worker thread (docs/dns.md "Workers"): one batched UDP socket that joins the main thread's
+ * SO_REUSEPORT group, answering from its own copies of the snapshot, zone index, health view and
+ * RUM store, which the main thread keeps current by message (worker-protocol.ts). Counters go to
+ * shared memory the main thread exports; log lines (the query log included) go to the main
+ * thread's logger. RFC 2136 UPDATE packets are forwarded to the main thread, which owns the write
+ * path. Ends when told to stop.
+ */
+
+const port = parentPort as MessagePort;
+const init = workerData as WorkerInit;
+const post = (m: FromWorker) => port.postMessage(m);
+
+/** A logger that hands its lines to the main thread's, once per event-loop turn. */
+function workerLogger(): Logger {
+  let lines: LogLine[] = [];
+  const flush = () => {
+    const batch = lines;
+    lines = [];
+    try {
+      post({ t: 'log', lines: batch });
+    } catch {
+      // a field that cannot be cloned (a function…): keep the message, drop the fields
+      post({ t: 'log', lines: batch.map(([l, f, m]) => [l, { fields: String(f) }, m]) });
+    }
+  };
+  const at = (level: LogLine[0]) => (fields: unknown, msg?: string) => {
+    if (lines.length === 0) setImmediate(flush);
+    if (typeof fields === 'string') lines.push([level, {}, fields]);
+    else lines.push([level, (fields ?? {}) as Record<string, unknown>, msg ?? '']);
+  };
+  const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), trace: () => {}, fatal: at('error'), child: () => log };
+  return log as unknown as Logger;
+}
+
+async function run(): Promise<void> {
+  const cfg = init.config;
+  const log = workerLogger();
+  let snapshot = nextSnapshot(emptySnapshot(), init.rows.map((row) => ({ op: 'put' as const, row })), init.revision, Date.now());
+  let serial = init.serial;
+  let version = Buffer.from(init.version);
+  const health = new HealthView();
+  loadHealthTable(health, init.health);
+  const lb = cfg.loadbalancer;
+  const city = lb.geoip.dbPath ? new MmdbSource<CityResponse>(lb.geoip.dbPath, log) : undefined;
+  const asn = lb.asn.dbPath ? new MmdbSource<AsnResponse>(lb.asn.dbPath, log) : undefined;
+  const sources = [city, asn].filter((s) => s !== undefined);
+  const rum = new RumStore();
+  const a = new Answerer({
+    config: cfg, health, snapshot: () => snapshot, serial: () => serial,
+    geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+    rum, rand: Math.random, tsigKeys: tsigKeyring(cfg.dns.axfr.tsigKeys),
+    versionTxt: () => version,
+  });
+  const metrics = new DnsMetrics(init.metrics);
+  const d = createDispatch(a, { deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200, queryLog: cfg.dns.queryLog, log, metrics });
+  const waiting = new Map<number, (b: Buffer) => void>();
+  let nextId = 0;
+  const udp = batchedUdp(d, cfg.dns.listenAddr, {
+    reusePort: 'join',
+    forward: cfg.dns.update.enabled
+      ? (req, src, send) => {
+        const id = nextId++;
+        waiting.set(id, send);
+        post({ t: 'forward', id, req, src });
+        return true;
+      }
+      : undefined,
+  });
+  for (const s of sources) {
+    s.onLoad = () => { a.index(); };
+    await s.start();
+  }
+  a.index();
+  const sweep = setInterval(() => rum.sweep(), 60_000);
+  sweep.unref();
+  port.on('message', (m: ToWorker) => {
+    switch (m.t) {
+      case 'version':
+        version = Buffer.from(m.version);
+        break;
+      case 'apply':
+        // Built off to the side, then swapped in one assignment; the index is rebuilt before the
+        // next batch is answered, and the main thread hears that this worker serves `gen`.
+        snapshot = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
+        serial = m.serial;
+        a.index();
+        post({ t: 'ack', gen: m.gen });
+        break;
+      case 'health':
+        loadHealthTable(health, m.rows);
+        break;
+      case 'rum':
+        for (const [key, ip, ms, at] of m.samples) rum.add(key, ip, ms, at);
+        break;
+      case 'reply': {
+        const send = waiting.get(m.id);
+        waiting.delete(m.id);
+        if (send && m.reply) send(Buffer.from(m.reply.buffer, m.reply.byteOffset, m.reply.byteLength));
+        break;
+      }
+      case 'stop':
+        clearInterval(sweep);
+        for (const s of sources) s.close();
+        void udp.close().then(() => port.close());
+        break;
+    }
+  });
+  try {
+    post({ t: 'ready', port: await udp.bind(init.port) });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    post({ t: 'failed', message: e.message, code: e.code });
+    for (const s of sources) s.close();
+    port.close();
+  }
+}
+
+void run().catch((err: unknown) => post({ t: 'failed', message: err instanceof Error ? err.message : String(err), code: undefined }));

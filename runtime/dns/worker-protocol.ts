@@ -1,0 +1,89 @@
+import type { Config } from '../config/types.js';
+import type { HealthView } from '../health/view.js';
+import type { Row } from '../model/types.js';
+import type { RowMutation } from '../snapshot/snapshot.js';
+import type { ZoneIndex } from './zone-index.js';
+
+/**
+ * The messages between the main thread and the DNS worker threads (docs/dns.md "Workers"). Each
+ * worker keeps its own immutable snapshot, zone index and health view, built from what the main
+ * thread posts: the rows at start, the row mutations of every apply, the health verdicts after
+ * every change, RUM samples. Nothing is shared per query.
+ */
+
+/** `workerData` of a DNS worker. */
+export interface WorkerInit {
+  /** 1…: the worker's number (0 is the main thread) in logs and `gslbd_dns_worker_queries_total` */
+  index: number;
+  config: Config;
+  /** UDP port of the SO_REUSEPORT group to join */
+  port: number;
+  rows: Row[];
+  revision: string;
+  serial: number;
+  /** the CHAOS `dns.versionName` TXT data: the provenance of the served revision */
+  version: Buffer;
+  health: HealthRow[];
+  /** the cells the worker's DnsMetrics counts into (metrics.ts), read by the main thread at scrape time */
+  metrics: SharedArrayBuffer;
+}
+
+/**
+ * One endpoint's health as the main thread decides it, under the active policy (cluster policies
+ * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never).
+ */
+export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number];
+
+/** A RUM sample: subnet key, member address, latency ms, time. */
+export type RumSample = [key: string, ip: string, ms: number, at: number];
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { t: 'apply'; gen: number; muts: RowMutation[]; revision: string; serial: number }
+  | { t: 'version'; version: Buffer }
+  | { t: 'health'; rows: HealthRow[] }
+  | { t: 'rum'; samples: RumSample[] }
+  | { t: 'reply'; id: number; reply: Uint8Array | null }
+  | { t: 'stop' };
+
+/** Log lines a worker hands to the main thread's logger: level, fields, message. */
+export type LogLine = [level: 'debug' | 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string];
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { t: 'ready'; port: number }
+  | { t: 'failed'; message: string; code: string | undefined }
+  | { t: 'ack'; gen: number }
+  | { t: 'log'; lines: LogLine[] }
+  | { t: 'forward'; id: number; req: Uint8Array; src: string };
+
+/**
+ * The health verdicts a worker needs: every endpoint of every served plan that has an entry or
+ * that the active policy rejects (an endpoint with neither is healthy in the worker too, the
+ * optimistic start). O(endpoints); the main thread runs it at most once per event-loop turn.
+ */
+export function healthTable(ix: ZoneIndex, health: HealthView): HealthRow[] {
+  const out: HealthRow[] = [];
+  const seen = new Set<string>();
+  const plans = [...ix.services.values()].map((s) => s.plan);
+  if (ix.staticPlan) plans.push(ix.staticPlan);
+  for (const p of plans) {
+    const pool = p.poolId ?? '';
+    for (const m of p.members) {
+      const key = `${pool}\u0000${m.ip}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const e = health.get(pool, m.ip);
+      const ok = health.isHealthy(pool, m.ip);
+      if (!e && ok) continue;
+      out.push([pool, m.ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0]);
+    }
+  }
+  return out;
+}
+
+/** Replaces everything in a worker's health view with `rows` (in one turn: no query sees half). */
+export function loadHealthTable(view: HealthView, rows: readonly HealthRow[]): void {
+  for (const pool of [...view.pools()].map(([p]) => p)) view.delete(pool);
+  for (const [pool, ip, healthy, score, rttMs, lastChecked] of rows) view.set(pool, ip, { healthy, score, rttMs, lastChecked, node: '' });
+}

@@ -1,0 +1,159 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log/logger.js';
+import type { RowMutation } from '../snapshot/snapshot.js';
+import { DNS_METRICS_BYTES, type DnsMetrics } from './metrics.js';
+import type { FromWorker, HealthRow, RumSample, ToWorker, WorkerInit } from './worker-protocol.js';
+
+/** What the main thread gives its DNS workers. */
+export interface DnsWorkersOptions {
+  /** worker threads to start (dns.workers - 1) */
+  count: number;
+  /** everything of WorkerInit but the worker's number and metrics cells */
+  init: Omit<WorkerInit, 'index' | 'metrics'>;
+  log: Logger;
+  /** the main thread's metrics: each worker's cells are added to what it exports */
+  metrics: DnsMetrics;
+  /** answers a packet a worker forwarded (RFC 2136 UPDATE); null: no reply */
+  answer: (req: Buffer, src: string) => Buffer | null;
+  /** how long an apply may wait for every worker to serve it before the wait gives up (ms) */
+  settleTimeoutMs?: number;
+}
+
+// The worker entry is JavaScript once built. Under tsx (tests, benchmarks) it is TypeScript, and a
+// worker thread on Node 20 does not get the loader hooks of `--import tsx`: a small bootstrap
+// registers them in the thread first.
+const FROM_TS = import.meta.url.endsWith('.ts');
+function newWorker(init: WorkerInit, name: string): Worker {
+  if (!FROM_TS) return new Worker(new URL('./worker-main.js', import.meta.url), { workerData: init, name });
+  const entry = new URL('./worker-main.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`,
+    { eval: true, workerData: init, name, execArgv: [] });
+}
+
+/**
+ * The DNS worker threads of one listener (docs/dns.md "Workers"). `start` spawns them with the
+ * current rows and resolves once each has joined the UDP SO_REUSEPORT group (or rejects with the
+ * first one's bind error). `apply` posts an apply's row mutations to every worker and numbers it;
+ * `settled()` resolves when every worker has acknowledged the newest number, i.e. serves that
+ * revision (undefined when they all do already). `close` stops them and waits for every thread to
+ * exit (terminating one that does not within 2 s).
+ */
+export class DnsWorkers {
+  private readonly workers: Worker[] = [];
+  private readonly acked: number[] = [];
+  private gen = 0;
+  private waiters: { gen: number; resolve: () => void }[] = [];
+  private closing = false;
+
+  private constructor(private readonly o: DnsWorkersOptions) {}
+
+  /** Spawns the workers; the rows in `o.init` must be the current ones (later applies go through `apply`). */
+  static start(o: DnsWorkersOptions): { workers: DnsWorkers; ready: Promise<void> } {
+    const w = new DnsWorkers(o);
+    const ready: Promise<void>[] = [];
+    for (let i = 1; i <= o.count; i++) ready.push(w.spawn(i));
+    return { workers: w, ready: Promise.all(ready).then(() => undefined) };
+  }
+
+  private spawn(index: number): Promise<void> {
+    const o = this.o;
+    const metrics = new SharedArrayBuffer(DNS_METRICS_BYTES);
+    o.metrics.addWorker(metrics);
+    const init: WorkerInit = { ...o.init, index, metrics };
+    const worker = newWorker(init, `gslbd-dns-${index}`);
+    this.workers.push(worker);
+    this.acked.push(0);
+    const slot = this.acked.length - 1;
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: FromWorker) => {
+        switch (m.t) {
+          case 'ready': resolve(); break;
+          case 'failed': reject(Object.assign(new Error(m.message), { code: m.code })); break;
+          case 'ack': this.acked[slot] = m.gen; this.wake(); break;
+          case 'log':
+            for (const [level, fields, msg] of m.lines) o.log[level]({ ...fields, worker: index }, msg);
+            break;
+          case 'forward': {
+            let reply: Buffer | null = null;
+            try { reply = o.answer(Buffer.from(m.req.buffer, m.req.byteOffset, m.req.byteLength), m.src); } catch (err) { o.log.error({ err, worker: index }, 'dns answer failed'); }
+            // The reply goes out once every worker serves what the update wrote.
+            void Promise.resolve(this.settled()).then(() => this.post(worker, { t: 'reply', id: m.id, reply }));
+            break;
+          }
+        }
+      });
+      worker.on('error', (err) => { o.log.error({ err, worker: index }, 'dns worker failed'); reject(err); });
+      worker.on('exit', (code) => {
+        // A worker gone is not waited for (its acknowledgement never comes).
+        this.acked[slot] = Infinity;
+        this.wake();
+        if (!this.closing) o.log.error({ worker: index, code }, 'dns worker exited');
+        reject(new Error(`dns worker ${index} exited (${code})`));
+      });
+    });
+  }
+
+  private post(w: Worker, m: ToWorker): void {
+    try { w.postMessage(m); } catch (err) { this.o.log.error({ err }, 'dns worker message failed'); }
+  }
+
+  private broadcast(m: ToWorker): void {
+    for (const w of this.workers) this.post(w, m);
+  }
+
+  /** Posts an apply (its row mutations, revision and SOA serial) to every worker; returns its number. */
+  apply(muts: RowMutation[], revision: string, serial: number): number {
+    this.gen++;
+    this.broadcast({ t: 'apply', gen: this.gen, muts, revision, serial });
+    return this.gen;
+  }
+
+  /** Replaces every worker's health view. */
+  health(rows: HealthRow[]): void { this.broadcast({ t: 'health', rows }); }
+
+  /** Posts the provenance of a newly applied revision (the CHAOS version answer) to every worker. */
+  version(version: Buffer): void { this.broadcast({ t: 'version', version }); }
+
+  /** Adds RUM samples to every worker's store. */
+  rum(samples: RumSample[]): void { this.broadcast({ t: 'rum', samples }); }
+
+  /**
+   * Resolves when every worker serves the newest apply; undefined when they already do. Gives up
+   * after `settleTimeoutMs` (default 2 s) with a warning, so a stuck worker cannot hold the API.
+   */
+  settled(): Promise<void> | undefined {
+    const gen = this.gen;
+    if (this.acked.every((a) => a >= gen)) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.o.log.warn({ gen, acked: this.acked }, 'dns workers did not confirm an apply in time');
+        resolve();
+      }, this.o.settleTimeoutMs ?? 2000);
+      timer.unref();
+      this.waiters.push({ gen, resolve: () => { clearTimeout(timer); resolve(); } });
+    });
+  }
+
+  private wake(): void {
+    const min = Math.min(...this.acked);
+    const left: typeof this.waiters = [];
+    for (const w of this.waiters) if (w.gen <= min) w.resolve(); else left.push(w);
+    this.waiters = left;
+  }
+
+  /** Number of worker threads still running. */
+  get running(): number { return this.workers.filter((w) => w.threadId >= 0).length; }
+
+  /** Stops every worker and waits until each thread has exited. Idempotent. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
+      if (w.threadId < 0) { resolve(); return; }
+      const timer = setTimeout(() => { void w.terminate(); }, 2000);
+      w.once('exit', () => { clearTimeout(timer); resolve(); });
+      this.post(w, { t: 'stop' });
+    })));
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+}
