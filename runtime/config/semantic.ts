@@ -82,6 +82,12 @@ export function checkConfigSemantics(c: Config): Problem[] {
     else keyNames.set(n, i);
   });
 
+  // DNSSEC (docs/dns.md "DNSSEC"): signatures must outlive the hour inception is set back and the
+  // renewal after a quarter of the validity; the key files are checked in load.ts.
+  const validity = parseDuration(c.dns.dnssec.signatureValidity);
+  if (validity !== undefined && validity < 86_400_000) add(['dns', 'dnssec', 'signatureValidity'], c.dns.dnssec.signatureValidity, 'must be at least 1d');
+  if (c.dns.dnssec.enabled && c.dns.dnssec.keys.length === 0) add(['dns', 'dnssec', 'keys'], [], 'needs at least one key when dns.dnssec.enabled is true (dnssec-keygen writes them)');
+
   if (c.redirect.enabled && c.redirect.port === undefined) add(['redirect', 'port'], undefined, 'required when redirect.enabled is true');
 
   if (c.bgp.enabled) {
