@@ -196,3 +196,65 @@ test('g: Ed25519 with one combined signing key (CSK) validates', async () => {
     assert.match(await delv(e.ports.dnsPort as number, a, ZONE, ['nope.example.test', 'A']), /negative response, fully validated/);
   } finally { await e.stop(); }
 });
+
+/** A UDP proxy that takes DNSKEY answers from one server and every other answer from another. */
+async function splitProxy(dnskeyPort: number, otherPort: number): Promise<{ port: number; close: () => void }> {
+  const s = createSocket('udp4');
+  s.on('message', (msg, rinfo) => {
+    const type = dnsPacket.decode(msg).questions?.[0]?.type;
+    void udpExchange(type === 'DNSKEY' ? dnskeyPort : otherPort, msg).then((reply) => s.send(reply, rinfo.port, rinfo.address), () => undefined);
+  });
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  return { port: s.address().port, close: () => s.close() };
+}
+
+test('h: a ZSK pre-publish rollover validates at every step, also for a resolver holding the previous step\'s keys or signatures', async () => {
+  const zsk2 = await dnssecKeygen(dir, ZONE, 'ECDSAP256SHA256', false);
+  const tag = (f: string) => Number(f.slice(-5));
+  const steps = [
+    { name: '1 start', keys: [{ file: ksk, role: 'ksk' }, { file: zsk, role: 'zsk' }], dnskeys: 2, signer: tag(zsk) },
+    { name: '2 new ZSK published', keys: [{ file: ksk, role: 'ksk' }, { file: zsk, role: 'zsk' }, { file: zsk2, role: 'zsk', state: 'publish' }], dnskeys: 3, signer: tag(zsk) },
+    { name: '3 new ZSK signs, old one retired', keys: [{ file: ksk, role: 'ksk' }, { file: zsk, role: 'zsk', state: 'retired' }, { file: zsk2, role: 'zsk' }], dnskeys: 3, signer: tag(zsk2) },
+    { name: '4 old ZSK removed', keys: [{ file: ksk, role: 'ksk' }, { file: zsk2, role: 'zsk' }], dnskeys: 2, signer: tag(zsk2) },
+  ];
+  const daemons: TestDaemon[] = [];
+  try {
+    for (const s of steps) {
+      const t = await startTestDaemon(dnssecConfig(s.keys));
+      daemons.push(t);
+      await makeService(t, { name: 'web', domain: 'www.example.test.' }, [{ ipAddress: '192.0.2.1' }]);
+    }
+    const ports = daemons.map((t) => t.ports.dnsPort as number);
+    for (const [i, s] of steps.entries()) {
+      const keys = await delv(ports[i]!, anchor, ZONE, [ZONE, 'DNSKEY']);
+      assert.match(keys, /^; fully validated$/m, `${s.name}:\n${keys}`);
+      assert.equal(records(keys, 'DNSKEY').length, s.dnskeys, `${s.name}: DNSKEY set\n${keys}`);
+      for (const q of [['www.example.test', 'A'], [ZONE, 'SOA']]) {
+        const text = await delv(ports[i]!, anchor, ZONE, q);
+        assert.match(text, /^; fully validated$/m, `${s.name} ${q.join(' ')}:\n${text}`);
+        assert.deepEqual(records(text, 'RRSIG').map((r) => Number(r.split(' ')[6])), [s.signer], `${s.name}: signed by ${s.signer}\n${text}`);
+      }
+      assert.match(await delv(ports[i]!, anchor, ZONE, ['nope.example.test', 'A']), /negative response, fully validated/, s.name);
+    }
+    // A resolver keeps what it fetched for its TTL: the DNSKEY set of one step with the signatures
+    // of another. Each step is safe against its neighbours; skipping one is not.
+    const mixes: { name: string; keysFrom: number; restFrom: number; valid: boolean }[] = [
+      { name: 'keys of step 1, signatures of step 2', keysFrom: 0, restFrom: 1, valid: true },
+      { name: 'keys of step 2, signatures of step 3 (the pre-published key signs)', keysFrom: 1, restFrom: 2, valid: true },
+      { name: 'keys of step 3, signatures of step 1 (the retired key still verifies)', keysFrom: 2, restFrom: 0, valid: true },
+      { name: 'keys of step 4, signatures of step 3', keysFrom: 3, restFrom: 2, valid: true },
+      { name: 'keys of step 1, signatures of step 3: without pre-publication', keysFrom: 0, restFrom: 2, valid: false },
+      { name: 'keys of step 4, signatures of step 1: removed before old signatures expired', keysFrom: 3, restFrom: 0, valid: false },
+    ];
+    for (const m of mixes) {
+      const proxy = await splitProxy(ports[m.keysFrom]!, ports[m.restFrom]!);
+      try {
+        const text = await delv(proxy.port, anchor, ZONE, ['www.example.test', 'A']);
+        if (m.valid) assert.match(text, /^; fully validated$/m, `${m.name}:\n${text}`);
+        else assert.doesNotMatch(text, /fully validated/, `${m.name}:\n${text}`);
+      } finally { proxy.close(); }
+    }
+  } finally {
+    for (const t of daemons) await t.stop();
+  }
+});
