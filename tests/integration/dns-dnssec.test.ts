@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { delv, digText, dnssecKeygen, makeService, staticKeyAnchor, udpExchange } from '../helpers/dns-tools.js';
+import { runEntry } from '../helpers/proc.js';
+import { execFileSync } from 'node:child_process';
 
 /**
  * DNSSEC online signing (docs/dns.md "DNSSEC") checked by real validators: delv (BIND) trusting
@@ -257,4 +259,34 @@ test('h: a ZSK pre-publish rollover validates at every step, also for a resolver
   } finally {
     for (const t of daemons) await t.stop();
   }
+});
+
+test('i: gslbctl dnssec ds prints what dnssec-dsfromkey prints; dnssec keys lists tags, roles and states, never a private key', async () => {
+  const cfg = join(dir, 'config.yaml');
+  writeFileSync(cfg, `dns:\n  domain: ${ZONE}\n  dnssec:\n    enabled: true\n    keys:\n      - {file: ${ksk}, role: ksk}\n      - {file: ${zsk}.key, role: zsk}\n`);
+  const ds = await runEntry('gslbctl', ['dnssec', 'ds', '--config', cfg]);
+  assert.equal(ds.code, 0, ds.stderr);
+  const bind = execFileSync('dnssec-dsfromkey', ['-2', `${ksk}.key`], { encoding: 'utf8' }).trim().split(/\s+/);
+  assert.deepEqual(ds.stdout.trim().split(/\s+/), [bind[0], '3600', ...bind.slice(1)]);
+  const other = await runEntry('gslbctl', ['dnssec', 'ds', '--config', cfg, '--zone', 'app.other.test', '-o', 'json']);
+  assert.equal(other.code, 0, other.stderr);
+  // the same key under another owner: BIND reads it from a zone file
+  const zoneFile = join(dir, 'other.zone');
+  writeFileSync(zoneFile, `$TTL 3600\n${readFileSync(`${ksk}.key`, 'utf8').replace(/^example\.test\./m, 'app.other.test.')}`);
+  const bindOther = execFileSync('dnssec-dsfromkey', ['-2', '-f', zoneFile, 'app.other.test'], { encoding: 'utf8' }).trim().split(/\s+/);
+  assert.deepEqual(JSON.parse(other.stdout).map((r: { zone: string; tag: number; algorithm: number; digestType: number; digest: string }) => [r.zone, String(r.tag), String(r.algorithm), String(r.digestType), r.digest]),
+    [[bindOther[0], ...bindOther.slice(3)]]);
+  const keys = await runEntry('gslbctl', ['dnssec', 'keys', '--config', cfg]);
+  assert.equal(keys.code, 0, keys.stderr);
+  assert.match(keys.stdout, new RegExp(`^${Number(ksk.slice(-5))}\\s+13\\s+ksk\\s+active\\s+257\\s`, 'm'));
+  assert.match(keys.stdout, new RegExp(`^${Number(zsk.slice(-5))}\\s+13\\s+zsk\\s+active\\s+256\\s`, 'm'));
+  for (const f of [ksk, zsk]) {
+    const secret = /PrivateKey: (\S+)/.exec(readFileSync(`${f}.private`, 'utf8'))![1]!;
+    assert.ok(!keys.stdout.includes(secret) && !ds.stdout.includes(secret), 'no private key in the output');
+  }
+  // a role that does not match the key: exit 2, the config file's line named
+  writeFileSync(cfg, `dns:\n  domain: ${ZONE}\n  dnssec:\n    enabled: true\n    keys:\n      - {file: ${ksk}, role: zsk}\n      - {file: ${zsk}, role: zsk}\n`);
+  const bad = await runEntry('gslbctl', ['dnssec', 'ds', '--config', cfg]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /config\.yaml:6: dns\.dnssec\.keys\.0\.role = "zsk": with flags 256 the key's tag is \d+, not \d+/);
 });
