@@ -4,7 +4,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { needsGeo, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';
-import { DnssecResponder, typesAt } from './dnssec-answer.js';
+import { typesAt, type DnssecResponder } from './dnssec-answer.js';
 import { DNSSEC_TYPE } from './dnssec-wire.js';
 import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
@@ -208,7 +208,7 @@ export class Answerer {
   private addNegative(zone: Zone, sig: DnssecResponder | undefined, m: NameMatch, atApex: boolean): void {
     const at = this.w.nameOffset(this.q.labels - zone.labels);
     this.w.addAuthority(at, TYPE.SOA, zone.negativeTtl, zone.soa);
-    sig?.addDenial(this.w, zone, at, this.q.qtype, typesAt(m, atApex));
+    if (sig) sig.addDenial(this.w, zone, at, this.q.qtype, typesAt(m, atApex));
   }
 
   private pendingDb(plan: ServicePlan) {

@@ -6,12 +6,11 @@
  * and gslbd's heap growth over 1M queries. Every run is bounded in time and count. Environment:
  * BENCH_SECONDS (throughput run length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES.
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
 import { ask, hasTaskset, pin, stopChild } from './child.js';
+import { freeDnsPort as freePort, startGslbd, waitAnswer } from './dns-gslbd.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,33 +20,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const HEAP_QUERIES = Number(process.env.BENCH_HEAP_QUERIES ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-dns-'));
 
-/** A port free for both UDP and TCP on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => r(p)); }); });
-    const ok = await new Promise<boolean>((r) => { const u = createSocket('udp4'); u.once('error', () => r(false)); u.bind(port, '127.0.0.1', () => u.close(() => r(true))); });
-    if (ok) return port;
-  }
-}
-
 /** Runs dnsperf pinned to CPU 0. With `verbose`, per-query latencies give the p99. */
 function dnsperf(port: number, args: string[], verbose: boolean): Promise<PerfResult> {
   return runDnsperf(port, join(dir, 'queries.txt'), args, { verbose, killAfterSeconds: SECONDS + 120, wrap: (cmd) => pin(0, cmd) });
-}
-
-async function startGslbd(port: number): Promise<ChildProcess> {
-  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), dir];
-  const cmd = pin(1, [process.execPath, ...args]);
-  // fork cannot prefix taskset; spawn with an IPC channel instead.
-  const child = hasTaskset
-    ? spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    : fork(args[3]!, args.slice(4), { execArgv: args.slice(0, 3) });
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('gslbd did not start in 60 s')), 60_000);
-    child.once('message', (m: { udpPath?: string }) => { clearTimeout(t); console.log(`gslbd udp path: ${m.udpPath ?? 'unknown'}`); resolve(); });
-    child.once('exit', (c) => reject(new Error(`gslbd exited ${c}`)));
-  });
-  return child;
 }
 
 function startGdnsd(port: number): ChildProcess {
@@ -81,15 +56,6 @@ www 60 DYNA weighted!www
   return spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-async function waitAnswer(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const r = spawnSync('dig', ['@127.0.0.1', '-p', String(port), '+time=1', '+tries=1', '+short', 'www.bench.test', 'A'], { encoding: 'utf8' });
-    if (r.status === 0 && /127\.0\.0\./.test(r.stdout)) return;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  throw new Error(`no answer on port ${port}`);
-}
-
 const fmt = (r: PerfResult) => `qps ${r.qps.toFixed(0).padStart(7)}  avg ${r.avgMs.toFixed(3)} ms  p99 ${r.p99Ms?.toFixed(3) ?? 'n/a'} ms  sent ${r.sent}  lost ${r.lost}`;
 
 async function main() {
@@ -100,7 +66,7 @@ async function main() {
   console.log(`pinning: ${hasTaskset ? 'dnsperf on CPU 0, server on CPU 1' : 'taskset unavailable: no pinning'}; ${SECONDS}s per throughput run`);
 
   const gPort = await freePort();
-  const gslbd = await startGslbd(gPort);
+  const gslbd = await startGslbd(gPort, dir);
   await waitAnswer(gPort);
   const dPort = await freePort();
   const gdnsd = startGdnsd(dPort);
