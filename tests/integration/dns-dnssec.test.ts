@@ -83,6 +83,10 @@ test('a: positive answers validate with delv trusting only the zone\'s KSK: A, A
   }
   const keys = records(await delv(port, anchor, ZONE, [ZONE, 'DNSKEY']), 'DNSKEY').map((k) => k.split(' ').slice(0, 3).join(' '));
   assert.deepEqual(keys.sort(), ['256 3 13', '257 3 13']);
+  // the startup line names tags, roles and states; no private key is ever logged
+  const line = d.logs.lines.find((l) => l.msg === 'dnssec signing');
+  assert.deepEqual(line?.keys, [{ tag: Number(ksk.slice(-5)), role: 'ksk', state: 'active' }, { tag: Number(zsk.slice(-5)), role: 'zsk', state: 'active' }]);
+  for (const f of [ksk, zsk]) assert.ok(!d.logs.text().includes(/PrivateKey: (\S+)/.exec(readFileSync(`${f}.private`, 'utf8'))![1]!), 'no private key in the logs');
 });
 
 test('b: NXDOMAIN is a compact answer (RFC 9824) and NODATA an NSEC at the name; both validate as negative answers', async () => {
