@@ -6,3 +6,4 @@ import './apikey-commands.js';
 import './completion.js';
 import './backup-commands.js';
 import './license-commands.js';
+import './dnssec-commands.js';

@@ -6,6 +6,7 @@ import { parseYamlDocuments, positionOf, type YamlSource } from './yaml-source.j
 import { describeSchemaError, formatValue, type Problem } from './problem.js';
 import { checkConfigSemantics } from './semantic.js';
 import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
+import { loadDnssecKeys } from '../dns/dnssec-keys.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 import { loadSchema } from '../paths.js';
@@ -77,6 +78,11 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
     // depend on it cannot run, and the other problems are still reported.
   }
   for (const p of semantic) problems.push(locate(src, p.path, p.value, p.rule, 'semantic'));
+  // DNSSEC key files are read when signing is on: a key the daemon cannot use stops startup here,
+  // at the line of the key (docs/dns.md "DNSSEC"); problems name files and tags, never key material.
+  if (shapeOk && cfg.dns.dnssec.enabled) {
+    for (const p of loadDnssecKeys(cfg.dns.dnssec).problems) problems.push(locate(src, p.path, p.value, p.rule, 'dnssec-key'));
+  }
   // keys of features that are not built yet stop startup instead of silently doing nothing
   for (const p of checkUnbuilt(cfg)) problems.push(locate(src, p.path, p.value, p.rule, 'unbuilt-feature'));
   // file order, like a compiler (the schema reports in schema order); sort is stable

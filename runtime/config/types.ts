@@ -29,6 +29,11 @@ export interface Config {
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
+    dnssec: {
+      enabled: boolean; algorithm: 'ecdsap256sha256' | 'ed25519';
+      keys: { file: string; role: 'ksk' | 'zsk' | 'csk'; state: 'publish' | 'active' | 'retired' }[];
+      signatureValidity: string; cacheSize: number;
+    };
   };
   database: { path: string };
   api: { enabled: boolean; listenAddr: string; port: number; webuiPath?: string; trustedProxies: string[]; bodyLimit: number; publicURL?: string };

@@ -4,6 +4,8 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { needsGeo, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';
+import { typesAt, type DnssecResponder } from './dnssec-answer.js';
+import { DNSSEC_TYPE } from './dnssec-wire.js';
 import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
@@ -38,6 +40,8 @@ export interface AnswerDeps {
    * other CHAOS query
    */
   versionTxt?: () => Buffer;
+  /** DNSSEC online signing (`dns.dnssec`): every served zone answers DNSKEY, and replies to DO queries are signed */
+  dnssec?: DnssecResponder;
 }
 
 /** CHAOS class (RFC 1035 §3.2.4). */
@@ -70,6 +74,8 @@ export class Answerer {
   /** lower-case, fully qualified `dns.versionName`; '' when switched off */
   private readonly versionName: string;
   private seq = 0;
+  /** the record type `select` answered with (A or AAAA) */
+  private answerType = 0;
   /** response code of the last reply; -1 when the packet was dropped */
   lastRcode = 0;
   lastQtype = 0;
@@ -190,22 +196,30 @@ export class Answerer {
     let scope = 0;
     const qt = q.qtype;
     const atApex = q.name === zone.name;
+    // Signed only when asked (DO, RFC 4035 §3.2.1): other replies are the same bytes as unsigned.
+    const sig = q.dnssecOk ? this.deps.dnssec : undefined;
+    sig?.begin(req, q);
     if (qt === TYPE.TXT && m.txt) {
       for (const r of m.txt.rdata) w.addAnswer(TYPE.TXT, m.txt.ttl, r);
+      sig?.signAnswer(w, zone, TYPE.TXT, m.txt.ttl, m.txt.rdata);
     } else if (atApex && (qt === TYPE.SOA || qt === TYPE.NS || qt === TYPE.ANY)) {
       // ANY at the apex: the SOA and the NS set, a minimal answer RFC 8482 §4.2 permits.
-      if (qt !== TYPE.NS) w.addAnswer(TYPE.SOA, 3600, zone.soa);
-      if (qt !== TYPE.SOA) for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns);
+      if (qt !== TYPE.NS) { w.addAnswer(TYPE.SOA, 3600, zone.soa); sig?.signAnswer(w, zone, TYPE.SOA, 3600, [zone.soa]); }
+      if (qt !== TYPE.SOA) { for (const ns of zone.ns) w.addAnswer(TYPE.NS, 3600, ns); sig?.signAnswer(w, zone, TYPE.NS, 3600, zone.ns); }
+    } else if (atApex && qt === DNSSEC_TYPE.DNSKEY && this.deps.dnssec) {
+      this.deps.dnssec.addDnskeys(w, zone, sig !== undefined);
     } else if (m.kind === 'nxdomain') {
-      w.setRcode(RCODE.NXDOMAIN);
-      this.addSoaAuthority(zone);
+      // Signed: a compact answer (RFC 9824), NOERROR with an NSEC that says the name has nothing.
+      if (!sig) w.setRcode(RCODE.NXDOMAIN);
+      this.addNegative(zone, sig, m, atApex);
     } else if (m.plan && (qt === TYPE.A || qt === TYPE.AAAA || qt === TYPE.ANY)) {
       const r = this.select(m.plan, src, mayWait, trace);
       if (r === 'wait') return { wait: this.waitFor(m.plan) };
       scope = r;
-      if (w.code === RCODE.NOERROR && w.answers === 0) this.addSoaAuthority(zone);
+      if (w.code === RCODE.NOERROR && w.answers === 0) this.addNegative(zone, sig, m, atApex);
+      else if (sig && w.answers > 0) sig.signAnswer(w, zone, this.answerType, m.plan.ttl, this.lastAnswers.map((c) => c.rdata));
     } else {
-      this.addSoaAuthority(zone); // NODATA (RFC 2308 §2.2)
+      this.addNegative(zone, sig, m, atApex); // NODATA (RFC 2308 §2.2)
     }
     this.lastRcode = w.code;
     w.seal(q, limit, this.payloadSize, scope);
@@ -229,8 +243,11 @@ export class Answerer {
     return true;
   }
 
-  private addSoaAuthority(zone: Zone): void {
-    this.w.addAuthority(this.w.nameOffset(this.q.labels - zone.labels), TYPE.SOA, zone.negativeTtl, zone.soa);
+  /** The authority section of a negative answer: the SOA (RFC 2308 §3) and, when signed, its denial of existence. */
+  private addNegative(zone: Zone, sig: DnssecResponder | undefined, m: NameMatch, atApex: boolean): void {
+    const at = this.w.nameOffset(this.q.labels - zone.labels);
+    this.w.addAuthority(at, TYPE.SOA, zone.negativeTtl, zone.soa);
+    if (sig) sig.addDenial(this.w, zone, at, this.q.qtype, typesAt(m, atApex));
   }
 
   private pendingDb(plan: ServicePlan) {
@@ -270,6 +287,7 @@ export class Answerer {
     if (sel.outcome === 'servfail') { w.setRcode(RCODE.SERVFAIL); return 0; }
     for (const c of sel.list) w.addAnswer(type, plan.ttl, c.rdata);
     this.lastAnswers = sel.list;
+    this.answerType = type;
     return ecs && sel.clientScoped ? q.ecs.sourcePrefix : 0;
   }
 }

@@ -15,6 +15,8 @@ import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
+import { DnssecResponder } from './dnssec-answer.js';
+import { loadDnssecKeys } from './dnssec-keys.js';
 import { createTransferHandler } from './zone-transfer.js';
 import { DNS_TABLES, type ZoneIndex } from './zone-index.js';
 import { DnsWorkers } from './workers.js';
@@ -26,6 +28,8 @@ import { parseUpdate } from './update-message.js';
 import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
 import { toFqdn } from '../tenancy/names.js';
 import type { Logger } from '../log/logger.js';
+import type { Config } from '../config/types.js';
+import { GslbError } from '../errors.js';
 import { logListening } from '../log/listening.js';
 
 declare module '../ports.js' {
@@ -180,6 +184,18 @@ async function startWorkers(core: Core, state: DnsState, server: DnsServer): Pro
   log.info({ workers: cfg.dns.workers, port: server.port }, 'dns workers answering');
 }
 
+/**
+ * The DNSSEC signer of `dns.dnssec` (docs/dns.md "DNSSEC"). The configuration was checked at load
+ * time (runtime/config/load.ts reads the key files too); a key file that changed since is a
+ * startup error. Logs each key's tag, role and state once, never its private part.
+ */
+function createDnssec(cfg: Config['dns']['dnssec'], log: Logger): DnssecResponder {
+  const { keys, problems } = loadDnssecKeys(cfg);
+  if (problems.length > 0) throw new GslbError('CONFIG_INVALID', `dns.dnssec: ${problems.map((p) => `${p.path.join('.')}: ${p.rule}`).join('; ')}`);
+  log.info({ algorithm: cfg.algorithm, keys: keys.map((k) => ({ tag: k.tag, role: k.role, state: k.state })) }, 'dnssec signing');
+  return new DnssecResponder(keys, { validity: Math.floor((parseDuration(cfg.signatureValidity) ?? 7 * 86_400_000) / 1000), cacheSize: cfg.cacheSize, now: Date.now });
+}
+
 PARTS.push({
   name: 'dns',
   setup(core, ext) {
@@ -197,12 +213,14 @@ PARTS.push({
     const tsigKeys = tsigKeyring(cfg.dns.axfr.tsigKeys);
     const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
     core.ports.dnsGeo = geo;
+    const dnssec = cfg.dns.dnssec.enabled ? createDnssec(cfg.dns.dnssec, log) : undefined;
     const a: Answerer = new Answerer({
       config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
       geo,
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
       rand: Math.random,
       tsigKeys,
+      ...(dnssec ? { dnssec } : {}),
       ...(cfg.dns.update.enabled ? { update: createUpdateHandler(core, (): ZoneIndex => a.index(), log) } : {}),
       versionTxt: () => core.holder.provenance.rdata,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'

@@ -2,16 +2,18 @@
  * The gslbd side of `npm run bench:dns`: starts the real daemon (all parts) with DNS on the given
  * port, creates a weighted service of four members whose health is checked live (TCP checks every
  * 500 ms against four loopback listeners), and answers IPC requests for heap figures.
- * Usage (spawned by tests/bench/dns.ts): node --expose-gc --import tsx tests/bench/dns-server.ts <port> <dir> [dns.workers]
+ * Usage (spawned by tests/bench/dns-gslbd.ts): node --expose-gc --import tsx tests/bench/dns-server.ts <port> <dir> [dns.workers] [dns.json]
+ * where the optional JSON file holds more `dns` settings (bench:dnssec: `dnssec`).
  */
 import { createServer, type Server } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { validateConfigObject } from '../../runtime/config/load.js';
 import { startDaemon } from '../../runtime/daemon.js';
 import '../../runtime/parts-all.js';
 
-const [portArg, dir, workersArg] = process.argv.slice(2);
+const [portArg, dir, workersArg, dnsFile] = process.argv.slice(2);
 const MEMBERS = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'];
 const WEIGHTS = [4, 3, 2, 1];
 
@@ -28,7 +30,7 @@ const config = validateConfigObject({
   node: { id: 'bench' },
   database: { path: join(dir!, 'gslbd.db') },
   api: { enabled: false },
-  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(workersArg ?? 1) },
+  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(workersArg ?? 1), ...(dnsFile ? JSON.parse(readFileSync(dnsFile, 'utf8')) as object : {}) },
   logging: { format: 'json', level: 'warn' },
 });
 const daemon = await startDaemon(config, { log: pino({ level: 'warn' }), env: {} });

@@ -10,12 +10,11 @@
  * length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES (0 skips the heap run),
  * BENCH_CPU_QPS (the fixed rate, default 20000), BENCH_DNS_ONLY=cpu (only the CPU and workers part).
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
 import { ask, cpuSeconds, hasTaskset, pin, stopChild } from './child.js';
+import { freeDnsPort as freePort, startGslbd, waitAnswer } from './dns-gslbd.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,36 +26,12 @@ const CPU_QPS = Number(process.env.BENCH_CPU_QPS ?? 20_000);
 const ONLY_CPU = process.env.BENCH_DNS_ONLY === 'cpu';
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-dns-'));
 
-/** A port free for both UDP and TCP on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => r(p)); }); });
-    const ok = await new Promise<boolean>((r) => { const u = createSocket('udp4'); u.once('error', () => r(false)); u.bind(port, '127.0.0.1', () => u.close(() => r(true))); });
-    if (ok) return port;
-  }
-}
 
 /** Runs dnsperf pinned to CPU 0. With `verbose`, per-query latencies give the p99. */
 function dnsperf(port: number, args: string[], verbose: boolean): Promise<PerfResult> {
   return runDnsperf(port, join(dir, 'queries.txt'), args, { verbose, killAfterSeconds: SECONDS + 120, wrap: (cmd) => pin(0, cmd) });
 }
 
-async function startGslbd(port: number, workers = 1, cpus: number | string = 1): Promise<ChildProcess> {
-  const own = join(dir, `gslbd-${workers}-${String(cpus)}`);
-  mkdirSync(own, { recursive: true });
-  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), own, String(workers)];
-  const cmd = pin(cpus, [process.execPath, ...args]);
-  // fork cannot prefix taskset; spawn with an IPC channel instead.
-  const child = hasTaskset
-    ? spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    : fork(args[3]!, args.slice(4), { execArgv: args.slice(0, 3) });
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('gslbd did not start in 60 s')), 60_000);
-    child.once('message', (m: { udpPath?: string }) => { clearTimeout(t); console.log(`gslbd udp path: ${m.udpPath ?? 'unknown'}`); resolve(); });
-    child.once('exit', (c) => reject(new Error(`gslbd exited ${c}`)));
-  });
-  return child;
-}
 
 function startGdnsd(port: number): ChildProcess {
   const cfg = join(dir, 'gdnsd');
@@ -135,7 +110,7 @@ async function cpuAndWorkers(gslbd: ChildProcess, gPort: number, gdnsd: ChildPro
   console.log(`  workers 1, server on CPU 1:    ${(await maxQps(gPort)).toFixed(0)} qps`);
   for (const cpus of [1, '0,1'] as const) {
     const port = await freePort();
-    const g2 = await startGslbd(port, 2, cpus);
+    const g2 = await startGslbd(port, join(dir, `gslbd-2-${String(cpus)}`), { workers: 2, cpus });
     try {
       await waitAnswer(port);
       console.log(`  workers 2, server on CPU ${String(cpus).padEnd(4)}: ${(await maxQps(port)).toFixed(0)} qps`);
@@ -176,14 +151,6 @@ async function maxQps(port: number): Promise<number> {
   return [...qps].sort((a, b) => a - b)[Math.floor(qps.length / 2)]!;
 }
 
-async function waitAnswer(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const r = spawnSync('dig', ['@127.0.0.1', '-p', String(port), '+time=1', '+tries=1', '+short', 'www.bench.test', 'A'], { encoding: 'utf8' });
-    if (r.status === 0 && /127\.0\.0\./.test(r.stdout)) return;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  throw new Error(`no answer on port ${port}`);
-}
 
 const fmt = (r: PerfResult) => `qps ${r.qps.toFixed(0).padStart(7)}  avg ${r.avgMs.toFixed(3)} ms  p99 ${r.p99Ms?.toFixed(3) ?? 'n/a'} ms  sent ${r.sent}  lost ${r.lost}`;
 
@@ -195,7 +162,7 @@ async function main() {
   console.log(`pinning: ${hasTaskset ? 'dnsperf on CPU 0, server on CPU 1' : 'taskset unavailable: no pinning'}; ${SECONDS}s per throughput run`);
 
   const gPort = await freePort();
-  const gslbd = await startGslbd(gPort);
+  const gslbd = await startGslbd(gPort, join(dir, 'gslbd-1-1'));
   await waitAnswer(gPort);
   const dPort = await freePort();
   const gdnsd = startGdnsd(dPort);

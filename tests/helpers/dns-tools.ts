@@ -113,3 +113,42 @@ export async function transferRaw(port: number, query: Buffer, timeoutMs = 30_00
     });
   });
 }
+
+/** Makes a key with `dnssec-keygen` (BIND) in `dir`; returns its base path (`dir/K<zone>+<alg>+<tag>`). */
+export async function dnssecKeygen(dir: string, zone: string, algorithm: 'ECDSAP256SHA256' | 'ED25519', ksk: boolean): Promise<string> {
+  const { stdout } = await run('dnssec-keygen', ['-q', '-K', dir, '-a', algorithm, ...(ksk ? ['-f', 'KSK'] : []), zone], { timeout: 15_000 });
+  return `${dir}/${stdout.trim()}`;
+}
+
+/** A delv trust-anchor file body trusting the DNSKEY in `keyFile` (a BIND `.key` file) for its zone. */
+export function staticKeyAnchor(keyText: string): string {
+  const [owner, , , flags, proto, alg, ...key] = keyText.split('\n').find((l) => l.trim() !== '' && !l.startsWith(';'))!.trim().split(/\s+/);
+  return `trust-anchors { ${owner} static-key ${flags} ${proto} ${alg} "${key.join('')}"; };\n`;
+}
+
+/**
+ * Validates `name type` with `delv` (BIND's validating resolver) against the server on `port`,
+ * trusting only the anchor in `anchorFile` for `zone`. Returns stdout and stderr together; never throws.
+ */
+export async function delv(port: number, anchorFile: string, zone: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await run('delv', ['@127.0.0.1', '-p', String(port), '-a', anchorFile, `+root=${zone}`, ...args], { timeout: 20_000 });
+    return stdout + stderr;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    return `${e.stdout ?? ''}${e.stderr ?? ''}\n${e.message}`;
+  }
+}
+
+/** Sends one UDP message to 127.0.0.1:`port` and returns the first reply; rejects after `timeoutMs`. */
+export async function udpExchange(port: number, msg: Buffer, timeoutMs = 3000): Promise<Buffer> {
+  const { createSocket } = await import('node:dgram');
+  const s = createSocket('udp4');
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply in ${timeoutMs} ms`)), timeoutMs);
+      s.once('message', (m) => { clearTimeout(timer); resolve(m); });
+      s.send(msg, port, '127.0.0.1');
+    });
+  } finally { s.close(); }
+}

@@ -60,6 +60,12 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'alert webhook url', yaml: 'alerts: {webhooks: [{url: "ftp://x"}]}', want: [/alerts\.webhooks\.0\.url = "ftp:\/\/x": must be an http or https URL/] },
   { name: 'oncall_a routing key', yaml: 'alerts: {oncall_a: [{routingKey: ""}]}', want: [/alerts\.oncall_a\.0\.routingKey = "": must NOT have fewer than 1 characters/] },
   { name: 'yaml syntax', yaml: 'dns: {port: 53\n', want: [/config\.yaml:\d+: /] },
+  { name: 'dnssec algorithm', yaml: 'dns: {dnssec: {algorithm: rsasha256}}', want: [/dns\.dnssec\.algorithm = "rsasha256": must be one of "ecdsap256sha256", "ed25519"/] },
+  { name: 'dnssec key role', yaml: 'dns: {dnssec: {keys: [{file: /k, role: ksk2}]}}', want: [/dns\.dnssec\.keys\.0\.role = "ksk2": must be one of "ksk", "zsk", "csk"/] },
+  { name: 'dnssec key state', yaml: 'dns: {dnssec: {keys: [{file: /k, role: zsk, state: revoked}]}}', want: [/dns\.dnssec\.keys\.0\.state = "revoked": must be one of "publish", "active", "retired"/] },
+  { name: 'dnssec enabled without keys', yaml: 'dns: {dnssec: {enabled: true}}', want: [/dns\.dnssec\.keys = \[\]: needs at least one key when dns\.dnssec\.enabled is true/] },
+  { name: 'dnssec validity too short', yaml: 'dns: {dnssec: {signatureValidity: 2h}}', want: [/dns\.dnssec\.signatureValidity = "2h": must be at least 1d/] },
+  { name: 'dnssec key file missing', yaml: 'dns:\n  dnssec:\n    enabled: true\n    keys:\n      - {file: /nonexistent/Kx.+013+00001, role: csk}\n', want: [/config\.yaml:5: dns\.dnssec\.keys\.0\.file = "\/nonexistent\/Kx\.\+013\+00001": cannot read \/nonexistent\/Kx\.\+013\+00001\.private \(ENOENT\)/] },
 ];
 
 for (const row of BAD) {
@@ -139,4 +145,14 @@ test('the redirect listener is built: enabled with a port is a valid config; a b
   assert.deepEqual([c.redirect.enabled, c.redirect.listenAddr, c.redirect.port], [true, '127.0.0.1', 8081]);
   assert.throws(() => parseConfigText('redirect:\n  enabled: true\n  listenAddr: nowhere\n  port: 8081\n', 'config.yaml'),
     (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:3.*redirect\.listenAddr = "nowhere"/.test(p)));
+});
+
+test('dns.workers above 1 is refused while dns.dnssec is on: worker threads do not sign', () => {
+  try {
+    parseConfigText('dns:\n  workers: 2\n  dnssec:\n    enabled: true\n', 'config.yaml');
+    assert.fail('accepted');
+  } catch (err) {
+    assert.ok(err instanceof ValidationError, String(err));
+    assert.ok(err.problems.some((p) => /dns\.workers = 2: must be 1 while dns\.dnssec\.enabled is true/.test(p)), err.problems.join('\n'));
+  }
 });
