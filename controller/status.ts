@@ -24,6 +24,12 @@ export interface GitOpsStatus {
   lastPlan: { create: number; update: number; delete: number } | null;
   /** git rows that differed from the applied commit at the last reconcile, and were corrected */
   drift: string[];
+  /**
+   * The plan of the branch head held back by a safety threshold (TooManyDeletes, TooManyUpdates,
+   * TooMuchTrafficChanged), as the kubectl-style diff: what `gslbctl reconcile --force` would
+   * apply. Null otherwise.
+   */
+  pendingPlan?: PendingPlan | null;
   /** consecutive failed reconciles since the daemon started (a poll that finds the refused head again counts) */
   failures: number;
   /**
@@ -35,6 +41,9 @@ export interface GitOpsStatus {
   lastError: LastError | null;
   nextAttemptAt: number | null;
 }
+
+/** A held-back plan: its revision, why it is held, its counts and its diff. */
+export interface PendingPlan { revision: string; reason: string; counts: { create: number; update: number; delete: number }; text: string }
 
 /** The latest failed attempt: when, why (PascalCase reason and class) and the message. */
 export interface LastError { at: number; reason: Reason; errorClass: ErrorClass; message: string }

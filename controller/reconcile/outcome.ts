@@ -1,6 +1,7 @@
 import type { Reconciler, ReconcileRequest } from '../reconcile.js';
 import type { ReconcileError } from '../errors.js';
 import { recordFailure, recordSuccess } from '../status.js';
+import { renderPlanText } from '../render/plan.js';
 import type { Finished, Outcome, Trace } from './run.js';
 
 /**
@@ -28,6 +29,9 @@ export function recordOutcome(r: Reconciler, req: ReconcileRequest, trace: Trace
   try { r.store.saveStatus(s); } catch (err) { trace.log.error({ err }, 'saving gitops status failed'); }
 }
 
+/** Reasons that hold a valid plan back until it is forced (safety thresholds). */
+const HELD_REASONS: ReadonlySet<string> = new Set(['TooManyDeletes', 'TooManyUpdates', 'TooMuchTrafficChanged']);
+
 const countsOf = (trace: Trace) => trace.plan?.counts ?? { create: 0, update: 0, delete: 0 };
 
 /** A failed reconcile: not ready; a stalled head is remembered, recorded, announced and counted. */
@@ -37,9 +41,12 @@ function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error:
   recordFailure(s, now, error);
   r.metrics.ready.set(0);
   const sha = trace.sha;
+  const held = HELD_REASONS.has(error.reason);
+  // the dashboard and `gslbctl status` show what a forced reconcile would apply
+  s.pendingPlan = held && sha && trace.plan ? { revision: sha, reason: error.reason, counts: trace.plan.counts, text: renderPlanText(trace.plan) } : null;
   if (error.errorClass === 'stalled' && sha) {
     r.refused = { sha, stamp: r.refusalStamp(), error };
-    if (error.reason === 'TooManyDeletes' || error.reason === 'TooManyUpdates' || error.reason === 'TooMuchTrafficChanged') r.metrics.apply.inc({ result: 'held' });
+    if (held) r.metrics.apply.inc({ result: 'held' });
     else if (error.reason === 'ManifestsInvalid') r.metrics.apply.inc({ result: 'invalid' });
     r.metrics.rejected.inc({ reason: error.reason });
     r.store.recordAttempt({ sha, at: now, reason: error.reason, class: error.errorClass, message: error.message, problems: error.problems, trigger: req.trigger.kind });
@@ -60,7 +67,7 @@ function recordFinished(r: Reconciler, req: ReconcileRequest, trace: Trace, done
   const s = r.status;
   const { plan, sha, signer, drift } = done;
   const counts = plan.counts;
-  s.ready = true; s.reason = 'Succeeded'; s.errorClass = null; s.problems = [];
+  s.ready = true; s.reason = 'Succeeded'; s.errorClass = null; s.problems = []; s.pendingPlan = null;
   recordSuccess(s, now);
   s.message = done.result === 'unchanged' ? `revision ${sha.slice(0, 12)} is applied; no drift`
     : drift ? `revision ${sha.slice(0, 12)}: corrected drift in ${plan.changes.length} resource(s)`

@@ -159,10 +159,16 @@ describe('gitops controller against a real git http-backend', () => {
     const sha = fx.repo.commit('retire the US region', fx.ops);
     const s = await expectRefused('TooManyDeletes');
     assert.match(s.message, /deletes \d+ of \d+ existing/);
+    // the held plan is shown as the diff a forced reconcile would apply
+    assert.equal(s.pendingPlan.revision, sha);
+    assert.equal(s.pendingPlan.reason, 'TooManyDeletes');
+    assert.ok(s.pendingPlan.counts.delete > 0);
+    assert.match(s.pendingPlan.text, /^--- live\/pool\/us-east$/m);
     assert.deepEqual(pools(), ['eu-west', 'extra', 'global-web', 'us-east']);
     const forced = await reconcile(true);
     assert.equal(forced.ready, true, forced.message);
     assert.equal(forced.lastAppliedRevision, sha);
+    assert.equal(forced.pendingPlan, null);
     assert.deepEqual(pools(), ['eu-west', 'extra']);
     const h = (await api(d.url, 'GET', '/api/v1/gitops/history')).body;
     assert.equal(h[0].forced, true);

@@ -64,6 +64,12 @@ export function gitopsView({ perms, say }) {
       ])),
     ];
     if (!st.ready && st.problems.length) parts.push(h('h2', { text: 'Why the head is not applied' }), h('ul', null, ...st.problems.map((p) => h('li', null, h('code', { text: p })))));
+    if (st.pendingPlan) {
+      const c = st.pendingPlan.counts;
+      parts.push(h('h2', { id: 'pending-plan', text: 'Pending plan (held back)' }),
+        h('p', { text: `Revision ${short(st.pendingPlan.revision)} is held back (${st.pendingPlan.reason}): ${c.create} to create, ${c.update} to update, ${c.delete} to delete. A forced reconcile applies it.` }),
+        diff(st.pendingPlan.text));
+    }
     if (perms.has('gitops:write')) {
       const btn = h('button', { type: 'button', text: 'Reconcile now' });
       btn.addEventListener('click', async () => {
