@@ -1,4 +1,5 @@
 import type { CityResponse } from 'maxmind';
+import { seededRandom } from '../seeded-random.js';
 import type { Config } from '../../runtime/config/types.js';
 import type { HealthView } from '../../runtime/health/view.js';
 import { NO_RUM, type StepTrace } from '../../runtime/balancer/types.js';
@@ -47,23 +48,9 @@ export interface ReplayReport {
   examples: ReplayExample[];
 }
 
-/** A [0,1) source restarted from a seed before every query (mulberry32), so both sides draw alike. */
-function seededRandom(): { rand: () => number; reset: (seed: number) => void } {
-  let a = 0;
-  return {
-    reset(seed) { a = seed >>> 0; },
-    rand() {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    },
-  };
-}
-
 /** A snapshot's answer path, with its own deterministic random source. */
 function side(snapshot: Snapshot, env: ReplayEnv) {
+  // restarted from a seed before every query, so both sides draw alike
   const rng = seededRandom();
   const answerer = new Answerer({ config: env.config, health: env.health, snapshot: () => snapshot, geo: env.geo, rum: NO_RUM, rand: rng.rand, serial: () => 0 });
   return {

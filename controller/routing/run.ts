@@ -1,4 +1,5 @@
 import dnsPacket from 'dns-packet';
+import { seededRandom } from '../seeded-random.js';
 import type { Config } from '../../runtime/config/types.js';
 import { Answerer, type PendingAnswer } from '../../runtime/dns/answer.js';
 import { buildQueryPacket, QTYPES } from '../../runtime/dns/query-packet.js';
@@ -40,20 +41,6 @@ export const DEFAULT_CLIENT = '192.0.2.1';
 /** The seed of the random source every case starts from (weighted draws). */
 export const ROUTING_SEED = 0x9e3779b9;
 
-/** mulberry32: a small seeded generator, restarted per case so answers do not depend on case order. */
-function seeded(): { rand: () => number; reset: () => void } {
-  let a = ROUTING_SEED;
-  return {
-    rand: () => {
-      a = (a + 0x6d2b79f5) | 0;
-      let t = Math.imul(a ^ (a >>> 15), 1 | a);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    },
-    reset: () => { a = ROUTING_SEED; },
-  };
-}
-
 /** Options of a run: the daemon config and, on a daemon, its loaded geo databases. */
 export interface RoutingOptions {
   config: Config;
@@ -78,7 +65,8 @@ export async function runRoutingCases(cases: readonly RoutingCase[], snapshot: S
   const cfg = opts.config;
   const geo: GeoDeps = opts.geo ?? { city: undefined, asn: undefined, endpointLocations: cfg.loadbalancer.geoip.endpointLocations };
   const health = new HealthView();
-  const rng = seeded();
+  // restarted per case, so answers do not depend on case order
+  const rng = seededRandom(ROUTING_SEED);
   const answerer = new Answerer({ config: cfg, health, snapshot: () => snapshot, geo, rum: NO_RUM, rand: rng.rand, serial: () => 0 });
   const pools = new Map<string, string>();
   for (const p of rowsOf<PoolRow>(snapshot, 'pool').values()) if (!pools.has(p.name) || p.tenantId === DEFAULT_TENANT) pools.set(p.name, p.id);
@@ -97,7 +85,7 @@ export async function runRoutingCases(cases: readonly RoutingCase[], snapshot: S
     const missing = plan && needsGeo(plan) && !geo.city ? 'the City database (loadbalancer.geoip.dbPath)'
       : plan && plan.algorithm === 'asn' && !geo.asn ? 'the ASN database (loadbalancer.asn.dbPath)' : undefined;
     if (missing) { result('skipped', '', `needs ${missing}, which is not available here`); continue; }
-    rng.reset();
+    rng.reset(ROUTING_SEED);
     answerer.resetSequence();
     const got = await ask(answerer, c, opts.loadDeadlineMs ?? 10_000);
     result(judgeCase(c.expect, got) ? 'passed' : 'failed', describeObserved(got));

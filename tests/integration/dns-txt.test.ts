@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig } from '../helpers/dns-tools.js';
+import { tenantKey } from '../helpers/tenants.js';
 
 // TXT records (docs/dns.md "TXT records"): /api/v1/dns/txt through the real HTTP server, answers
 // checked with real `dig`, two tenants and the system key.
@@ -11,18 +12,12 @@ const SYS = randomBytes(24).toString('hex');
 const sys = { authorization: `Bearer ${SYS}` };
 type H = Record<string, string>;
 
-async function tenantKey(d: TestDaemon, id: string): Promise<H> {
-  assert.equal((await api(d.url, 'POST', '/api/v1/tenants', { id }, sys)).status, 201);
-  const k = await api(d.url, 'POST', `/api/v1/tenants/${id}/apikeys`, { name: 'test' }, sys);
-  return { authorization: `Bearer ${k.body.key as string}` };
-}
-
 const txt = (d: TestDaemon, name: string) => dig(d.ports.dnsPort as number, [name, 'TXT']);
 
 test('TXT records over REST: created, served by dig at once, changed, deleted; values split into 255-byte strings', async (t) => {
   const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test' } } as never, { GSLB_API_KEY: SYS });
   t.after(() => d.stop());
-  const alpha = await tenantKey(d, 'alpha');
+  const alpha = await tenantKey(d, 'alpha', sys);
   const made = await api(d.url, 'POST', '/api/v1/dns/txt', { name: '_ACME-challenge.www.example.test', values: ['tok-1', 'tok 2'] }, alpha);
   assert.equal(made.status, 201, JSON.stringify(made.body));
   assert.deepEqual({ name: made.body.name, values: made.body.values, ttl: made.body.ttl, origin: made.body.origin }, { name: '_acme-challenge.www.example.test.', values: ['tok-1', 'tok 2'], ttl: 300, origin: 'api' });
@@ -60,7 +55,7 @@ test('TXT records over REST: created, served by dig at once, changed, deleted; v
 test('TXT records: bad input is 400 naming the field; one record set per name; beside the tenant\'s own service', async (t) => {
   const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test' } } as never, { GSLB_API_KEY: SYS });
   t.after(() => d.stop());
-  const alpha = await tenantKey(d, 'alpha');
+  const alpha = await tenantKey(d, 'alpha', sys);
   const post = (body: unknown, h: H = alpha) => api(d.url, 'POST', '/api/v1/dns/txt', body, h);
   const bad: [unknown, RegExp][] = [
     [{ name: 'x.example.test', values: [] }, /values/],
@@ -93,8 +88,8 @@ test('TXT records: bad input is 400 naming the field; one record set per name; b
 test('TXT records across tenants: reserved apex for the system only, names of another tenant refused, rows never seen', async (t) => {
   const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test' } } as never, { GSLB_API_KEY: SYS });
   t.after(() => d.stop());
-  const alpha = await tenantKey(d, 'alpha');
-  const beta = await tenantKey(d, 'beta');
+  const alpha = await tenantKey(d, 'alpha', sys);
+  const beta = await tenantKey(d, 'beta', sys);
   const apex = await api(d.url, 'POST', '/api/v1/dns/txt', { name: 'example.test', values: ['x'] }, alpha);
   assert.equal(apex.status, 403);
   assert.match(apex.body.error, /reserved/);
