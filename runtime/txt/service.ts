@@ -73,10 +73,3 @@ export function deleteTxt(core: TxtCore, viewer: Viewer, id: string): void {
   const cur = requireRow<TxtRecordRow>(core.holder.current, viewer, 'txtrecord', id, 'TXT record');
   core.apply(planDelete(core.holder.current, cur, core.apiRevision()));
 }
-
-/** The TXT record at `name` (any form of the name), or undefined. */
-export function txtAt(s: Snapshot, name: string): TxtRecordRow | undefined {
-  const n = toFqdn(name);
-  for (const t of rowsOf<TxtRecordRow>(s, 'txtrecord').values()) if (t.name === n) return t;
-  return undefined;
-}
