@@ -126,6 +126,24 @@ export class DnsMetrics {
     return v;
   }
 
+  /**
+   * Queries answered (not dropped) and SERVFAIL answers so far, over every thread: what the GitOps
+   * controller watches after an apply (controller/watch/signals.ts).
+   */
+  answerTotals(): { queries: number; servfail: number } {
+    let queries = 0;
+    let servfail = 0;
+    for (let ti = 0; ti < TYPES.length; ti++) {
+      for (let ri = 0; ri < RCODES.length; ri++) {
+        if (ri === 8) continue; // dropped
+        const v = this.total(ti * RCODES.length + ri);
+        queries += v;
+        if (ri === 2) servfail += v;
+      }
+    }
+    return { queries, servfail };
+  }
+
   /** Queries each answerer counted: index 0 is the main thread, 1… the worker threads. */
   perWorker(): number[] {
     return [this.cells, ...this.workers].map((c) => c[COUNT_AT]!);

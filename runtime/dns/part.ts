@@ -53,6 +53,8 @@ declare module '../ports.js' {
     applySettled?: () => Promise<void> | undefined;
     /** queries handled per answering thread (0: the main thread, 1…: DNS workers) */
     dnsWorkerQueries?: () => number[];
+    /** answered queries and SERVFAIL answers so far over every thread (DnsMetrics.answerTotals) */
+    dnsAnswerTotals?: () => { queries: number; servfail: number };
     /** DNS worker threads running (0 once stopped) */
     dnsWorkersRunning?: () => number;
   }
@@ -116,6 +118,7 @@ function feedWorkers(core: Core, state: DnsState): void {
   };
   core.ports.applySettled = () => state.workers?.settled();
   core.ports.dnsWorkerQueries = () => state.metrics.perWorker();
+  core.ports.dnsAnswerTotals = () => state.metrics.answerTotals();
   core.ports.dnsWorkersRunning = () => state.workers?.running ?? 0;
 }
 // Per core, so several daemons in one process (tests) do not share state.
