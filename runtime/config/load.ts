@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { Ajv } from 'ajv';
 import { addProjectFormats, pointerToPath } from './ajv.js';
 import { parseYamlDocuments, positionOf, type YamlSource } from './yaml-source.js';
@@ -49,6 +49,14 @@ function locate(src: YamlSource | undefined, path: (string | number)[], value: u
   return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message: `${key} = ${formatValue(value)}: ${text}`, rule };
 }
 
+/** Most answering threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
+export const AUTO_WORKERS_CAP = 8;
+
+/** `dns.workers: auto`: one answering thread per core this process may use, at most AUTO_WORKERS_CAP. */
+export function autoDnsWorkers(): number {
+  return Math.max(1, Math.min(availableParallelism(), AUTO_WORKERS_CAP));
+}
+
 /**
  * Validates a parsed config object: schema (with defaults filled in, in place) then semantic rules.
  * Throws ConfigInvalidError (a ValidationError) listing every problem with key path, value and rule,
@@ -70,6 +78,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   }
   const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
+  if (shapeOk && (cfg.dns.workers as number | 'auto') === 'auto') cfg.dns.workers = autoDnsWorkers();
   let semantic: ReturnType<typeof checkConfigSemantics> = [];
   try {
     semantic = checkConfigSemantics(cfg);

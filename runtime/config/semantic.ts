@@ -87,8 +87,6 @@ export function checkConfigSemantics(c: Config): Problem[] {
   // renewal after a quarter of the validity; the key files are checked in load.ts.
   const validity = parseDuration(c.dns.dnssec.signatureValidity);
   if (validity !== undefined && validity < 86_400_000) add(['dns', 'dnssec', 'signatureValidity'], c.dns.dnssec.signatureValidity, 'must be at least 1d');
-  // worker threads answer without the signer (docs/dns.md "Workers"): signed answers need the main thread alone
-  if (c.dns.dnssec.enabled && c.dns.workers > 1) add(['dns', 'workers'], c.dns.workers, 'must be 1 while dns.dnssec.enabled is true: worker threads do not sign answers yet')
   if (c.dns.dnssec.enabled && c.dns.dnssec.keys.length === 0) add(['dns', 'dnssec', 'keys'], [], 'needs at least one key when dns.dnssec.enabled is true (dnssec-keygen writes them)');
 
   if (c.redirect.enabled && c.redirect.port === undefined) add(['redirect', 'port'], undefined, 'required when redirect.enabled is true');

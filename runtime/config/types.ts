@@ -24,7 +24,7 @@ export interface Config {
     listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
     udpPayloadSize: number; lookupDeadline: string; versionName: string;
-    /** UDP answerers in one SO_REUSEPORT group: the main thread plus workers-1 worker threads */
+    /** UDP answerers in one SO_REUSEPORT group: the main thread plus workers-1 worker threads (`auto` in the file, resolved at load) */
     workers: number;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };

@@ -42,6 +42,12 @@ export interface AnswerDeps {
   versionTxt?: () => Buffer;
   /** DNSSEC online signing (`dns.dnssec`): every served zone answers DNSKEY, and replies to DO queries are signed */
   dnssec?: DnssecResponder;
+  /**
+   * The query counter that drives round-robin rotation, one Uint32 cell shared by every answering
+   * thread (docs/dns.md "Workers"), so consecutive queries rotate as one sequence whichever
+   * thread answers them. Absent: a counter of this answerer's own.
+   */
+  sequence?: Uint32Array;
 }
 
 /** CHAOS class (RFC 1035 §3.2.4). */
@@ -73,7 +79,7 @@ export class Answerer {
   private signer: VerifiedRequest | undefined;
   /** lower-case, fully qualified `dns.versionName`; '' when switched off */
   private readonly versionName: string;
-  private seq = 0;
+  private readonly seq: Uint32Array;
   /** the record type `select` answered with (A or AAAA) */
   private answerType = 0;
   /** response code of the last reply; -1 when the packet was dropped */
@@ -86,6 +92,7 @@ export class Answerer {
     this.payloadSize = deps.config.dns.udpPayloadSize;
     this.keys = deps.tsigKeys ?? NO_KEYS;
     this.now = deps.now ?? Date.now;
+    this.seq = deps.sequence ?? new Uint32Array(1);
     const v = deps.versionTxt ? deps.config.dns.versionName.toLowerCase() : '';
     this.versionName = v === '' || v.endsWith('.') ? v : `${v}.`;
     const geo = deps.geo;
@@ -121,7 +128,7 @@ export class Answerer {
 
   /** Restarts the round-robin query counter, so a query's answer does not depend on the ones before (routing tests). */
   resetSequence(): void {
-    this.seq = 0;
+    Atomics.store(this.seq, 0, 0);
   }
 
   /**
@@ -280,7 +287,7 @@ export class Answerer {
     const ctx = this.ctx;
     const ecs = q.hasEcs && q.ecs.sourcePrefix > 0;
     ctx.client = ecs ? ecsAddressText(q.ecs) : src.startsWith('::ffff:') && src.includes('.') ? src.slice(7) : src;
-    ctx.seq = this.seq++;
+    ctx.seq = Atomics.add(this.seq, 0, 1);
     ctx.trace = trace;
     const sel = selectCandidates(plan, fam.enabled, fam.healthy, ctx);
     ctx.trace = undefined;

@@ -15,8 +15,7 @@ import type { TransferHandler } from './tcp-dispatch.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
-import { DnssecResponder } from './dnssec-answer.js';
-import { loadDnssecKeys } from './dnssec-keys.js';
+import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
 import { DNS_TABLES, type ZoneIndex } from './zone-index.js';
 import { DnsWorkers } from './workers.js';
@@ -28,8 +27,6 @@ import { parseUpdate } from './update-message.js';
 import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
 import { toFqdn } from '../tenancy/names.js';
 import type { Logger } from '../log/logger.js';
-import type { Config } from '../config/types.js';
-import { GslbError } from '../errors.js';
 import { logListening } from '../log/listening.js';
 
 declare module '../ports.js' {
@@ -70,6 +67,8 @@ declare module '../ports.js' {
 interface DnsState {
   answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
   serial: ZoneSerial; workers: DnsWorkers | undefined;
+  /** the Uint32 cell of the shared round-robin counter */
+  sequence: SharedArrayBuffer;
   /** RUM samples to copy to the workers (set as the RUM source's onSample) */
   rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
 }
@@ -167,7 +166,7 @@ async function startWorkers(core: Core, state: DnsState, server: DnsServer): Pro
   const snap = core.holder.current;
   const { workers, ready } = DnsWorkers.start({
     count: cfg.dns.workers - 1, log, metrics,
-    init: { config: cfg, port: server.port, rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, version: core.holder.provenance.rdata, health: healthTable(a.index(), core.health) },
+    init: { config: cfg, sequence: state.sequence, port: server.port, rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, version: core.holder.provenance.rdata, health: healthTable(a.index(), core.health) },
     answer: (req, src) => {
       const t0 = performance.now();
       const r = a.handle(req, src, true, false) as Buffer | null;
@@ -185,18 +184,6 @@ async function startWorkers(core: Core, state: DnsState, server: DnsServer): Pro
     throw err;
   }
   log.info({ workers: cfg.dns.workers, port: server.port }, 'dns workers answering');
-}
-
-/**
- * The DNSSEC signer of `dns.dnssec` (docs/dns.md "DNSSEC"). The configuration was checked at load
- * time (runtime/config/load.ts reads the key files too); a key file that changed since is a
- * startup error. Logs each key's tag, role and state once, never its private part.
- */
-function createDnssec(cfg: Config['dns']['dnssec'], log: Logger): DnssecResponder {
-  const { keys, problems } = loadDnssecKeys(cfg);
-  if (problems.length > 0) throw new GslbError('CONFIG_INVALID', `dns.dnssec: ${problems.map((p) => `${p.path.join('.')}: ${p.rule}`).join('; ')}`);
-  log.info({ algorithm: cfg.algorithm, keys: keys.map((k) => ({ tag: k.tag, role: k.role, state: k.state })) }, 'dnssec signing');
-  return new DnssecResponder(keys, { validity: Math.floor((parseDuration(cfg.signatureValidity) ?? 7 * 86_400_000) / 1000), cacheSize: cfg.cacheSize, now: Date.now });
 }
 
 PARTS.push({
@@ -217,7 +204,10 @@ PARTS.push({
     const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
     core.ports.dnsGeo = geo;
     const dnssec = cfg.dns.dnssec.enabled ? createDnssec(cfg.dns.dnssec, log) : undefined;
+    // one rotation counter for every answering thread (the workers get the same buffer)
+    const sequence = new Uint32Array(new SharedArrayBuffer(4));
     const a: Answerer = new Answerer({
+      sequence,
       config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
       geo,
       rum: { lowest: (client, cands) => rum.lowest(client, cands) },
@@ -236,7 +226,7 @@ PARTS.push({
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
       config: cfg, index: () => a.index(), keys: tsigKeys, metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
     }) : undefined;
-    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, workers: undefined };
+    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, sequence: sequence.buffer as SharedArrayBuffer, workers: undefined };
     states.set(core, state);
     feedWorkers(core, state);
     core.ports.dnsSerial = () => serial.current;

@@ -10,6 +10,7 @@ import { Answerer } from './answer.js';
 import { createDispatch } from './dispatch.js';
 import { DnsMetrics } from './metrics.js';
 import { tsigKeyring } from './tsig.js';
+import { createDnssec } from './dnssec-setup.js';
 import { batchedUdp } from './udp-batched.js';
 import { loadHealthTable, type FromWorker, type LogLine, type ToWorker, type WorkerInit } from './worker-protocol.js';
 
@@ -66,6 +67,8 @@ async function run(): Promise<void> {
     geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
     rum, rand: Math.random, tsigKeys: tsigKeyring(cfg.dns.axfr.tsigKeys),
     versionTxt: () => version,
+    sequence: new Uint32Array(init.sequence),
+    ...(cfg.dns.dnssec.enabled ? { dnssec: createDnssec(cfg.dns.dnssec, log) } : {}),
   });
   const metrics = new DnsMetrics(init.metrics);
   const d = createDispatch(a, { deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200, queryLog: cfg.dns.queryLog, log, metrics });

@@ -16,6 +16,8 @@ export interface WorkerInit {
   /** 1…: the worker's number (0 is the main thread) in logs and `gslbd_dns_worker_queries_total` */
   index: number;
   config: Config;
+  /** the round-robin query counter shared by every answering thread (AnswerDeps.sequence) */
+  sequence: SharedArrayBuffer;
   /** UDP port of the SO_REUSEPORT group to join */
   port: number;
   rows: Row[];

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { dig, makeService } from '../helpers/dns-tools.js';
+import { delv, dig, dnssecKeygen, makeService, staticKeyAnchor, udpExchange } from '../helpers/dns-tools.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { batchSupport } from '../../runtime/dns/batch-socket.js';
 import { subnetKey } from '../../runtime/rum/subnet.js';
 
@@ -141,5 +144,78 @@ test('dns.workers 2: both threads answer, writes and health flips reach them, lo
     probe.close();
   } finally {
     if (!stopped) await d.stop();
+  }
+});
+
+/** One A query per new source port, one after the other; each reply's answers in wire order. */
+async function sequential(port: number, name: string, n: number): Promise<string[][]> {
+  const out: string[][] = [];
+  for (let i = 0; i < n; i++) {
+    const s = createSocket('udp4');
+    const reply = await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => { reject(new Error(`no reply to query ${i}`)); }, 3000);
+      s.on('message', (m) => { clearTimeout(timer); resolve(m); });
+      s.send(dnsPacket.encode({ type: 'query', id: i, flags: 0, questions: [{ name, type: 'A' }] }), port, '127.0.0.1');
+    }).finally(() => s.close());
+    out.push((dnsPacket.decode(reply).answers ?? []).map((a) => String((a as { data?: unknown }).data)));
+  }
+  return out;
+}
+
+test('dns.workers 2: round-robin rotates as one sequence whichever thread answers', { skip, timeout: 60_000 }, async () => {
+  const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'rr.test', workers: 2 } as never });
+  try {
+    const members = ['192.0.2.11', '192.0.2.12', '192.0.2.13'];
+    await makeService(d, { name: 'rr', domain: 'www.rr.test.', algorithm: 'round-robin' }, members.map((ipAddress) => ({ ipAddress })));
+    const counts = d.ports.dnsWorkerQueries as () => number[];
+    const before = counts();
+    const firsts = (await sequential(d.ports.dnsPort as number, 'www.rr.test', 60)).map((a) => a[0]!);
+    const after = counts();
+    assert.ok(after.every((c, i) => c > before[i]!), `both threads answered (${before.join(',')} → ${after.join(',')})`);
+    // each reply's first answer is the one after the previous reply's: one counter for both threads
+    for (let i = 1; i < firsts.length; i++) {
+      assert.equal(members.indexOf(firsts[i]!), (members.indexOf(firsts[i - 1]!) + 1) % members.length, `query ${i}: ${firsts.join(' ')}`);
+    }
+  } finally {
+    await d.stop();
+  }
+});
+
+test('dns.workers 2 with dns.dnssec: every thread signs, and delv validates answers from both', { skip, timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-dnssec-workers-'));
+  const zone = 'signed.test';
+  const ksk = await dnssecKeygen(dir, zone, 'ECDSAP256SHA256', true);
+  const zsk = await dnssecKeygen(dir, zone, 'ECDSAP256SHA256', false);
+  const d = await startTestDaemon({
+    dns: { listenAddr: '127.0.0.1', port: 0, domain: zone, nsNames: [`ns1.${zone}.`], workers: 2,
+      dnssec: { enabled: true, algorithm: 'ecdsap256sha256', keys: [{ file: ksk, role: 'ksk' }, { file: zsk, role: 'zsk' }] } },
+  } as never);
+  try {
+    await makeService(d, { name: 'web', domain: `www.${zone}.` }, [{ ipAddress: '192.0.2.1' }]);
+    const port = d.ports.dnsPort as number;
+    const counts = d.ports.dnsWorkerQueries as () => number[];
+    const before = counts();
+    // DO queries from many source ports: every reply carries the RRSIG of its answer
+    for (let round = 0; round < 10 && !counts().every((c, i) => c > before[i]!); round++) {
+      const replies = await Promise.all(Array.from({ length: 32 }, (_, i) => udpExchange(port, dnsPacket.encode({
+        type: 'query', id: i, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name: `www.${zone}`, type: 'A' }],
+        additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: dnsPacket.DNSSEC_OK }],
+      } as never))));
+      for (const r of replies) {
+        const types = (dnsPacket.decode(r).answers ?? []).map((a) => a.type).sort();
+        assert.deepEqual(types, ['A', 'RRSIG'], 'a signed answer');
+      }
+    }
+    assert.ok(counts().every((c, i) => c > before[i]!), `both threads answered (${counts().join(',')})`);
+    const anchor = join(dir, 'anchor.conf');
+    writeFileSync(anchor, staticKeyAnchor(readFileSync(`${ksk}.key`, 'utf8')));
+    for (let i = 0; i < 6; i++) {
+      const text = await delv(port, anchor, zone, [`www.${zone}`, 'A']);
+      assert.match(text, /^; fully validated$/m, text);
+    }
+    assert.equal(d.logs.lines.filter((l) => l.msg === 'dnssec signing').length, 2, 'a signer on each thread');
+  } finally {
+    await d.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { parseConfigText } from '../../../runtime/config/load.js';
 import { ValidationError } from '../../../runtime/errors.js';
 
@@ -147,12 +148,13 @@ test('the redirect listener is built: enabled with a port is a valid config; a b
     (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:3.*redirect\.listenAddr = "nowhere"/.test(p)));
 });
 
-test('dns.workers above 1 is refused while dns.dnssec is on: worker threads do not sign', () => {
-  try {
-    parseConfigText('dns:\n  workers: 2\n  dnssec:\n    enabled: true\n', 'config.yaml');
-    assert.fail('accepted');
-  } catch (err) {
-    assert.ok(err instanceof ValidationError, String(err));
-    assert.ok(err.problems.some((p) => /dns\.workers = 2: must be 1 while dns\.dnssec\.enabled is true/.test(p)), err.problems.join('\n'));
+test('dns.workers: auto (the default) is one per core, at most 8; a number is kept; 0 and "many" are refused', () => {
+  const want = Math.max(1, Math.min(availableParallelism(), 8));
+  assert.equal(parseConfigText('dns:\n  port: 5353\n', 'config.yaml').dns.workers, want);
+  assert.equal(parseConfigText('dns:\n  workers: auto\n', 'config.yaml').dns.workers, want);
+  assert.equal(parseConfigText('dns:\n  workers: 3\n  dnssec:\n    enabled: false\n', 'config.yaml').dns.workers, 3);
+  for (const bad of ['0', 'many', '65']) {
+    assert.throws(() => parseConfigText(`dns:\n  workers: ${bad}\n`, 'config.yaml'),
+      (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:2.*dns\.workers/.test(p)), bad);
   }
 });
