@@ -6,6 +6,7 @@
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
+import { mkdirSync } from 'node:fs';
 import { hasTaskset, pin } from './child.js';
 
 /** A port free for both UDP and TCP on 127.0.0.1. */
@@ -23,6 +24,7 @@ export async function freeDnsPort(): Promise<number> {
  * (e.g. `dnssec`). Resolves once the daemon is ready (60 s at most).
  */
 export async function startGslbd(port: number, dir: string, opts: { dnsFile?: string; workers?: number; cpus?: number | string } = {}): Promise<ChildProcess> {
+  mkdirSync(dir, { recursive: true });
   const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), dir, String(opts.workers ?? 1), ...(opts.dnsFile ? [opts.dnsFile] : [])];
   const cmd = pin(opts.cpus ?? 1, [process.execPath, ...args]);
   // fork cannot prefix taskset; spawn with an IPC channel instead.
