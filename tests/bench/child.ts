@@ -15,10 +15,16 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).s
 
 /** CPU time (user + system, every thread) a process has used so far, in seconds, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+/** User and system CPU seconds of `pid` (every thread) from /proc/<pid>/stat. */
+export function cpuSplit(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  return { user: Number(f[11]) / CLK_TCK, system: Number(f[12]) / CLK_TCK };
 }
 
 /** Sends `{cmd}` to a child over IPC and resolves with its next message. */

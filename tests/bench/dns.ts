@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
-import { ask, cpuSeconds, hasTaskset, pin, stopChild } from './child.js';
+import { ask, cpuSplit, hasTaskset, pin, stopChild } from './child.js';
 import { freeDnsPort as freePort, startGslbd, waitAnswer } from './dns-gslbd.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,12 +93,14 @@ www 60 IN LUA A "pickwrandom({{4,'127.0.0.1'},{3,'127.0.0.2'},{2,'127.0.0.3'},{1
 }
 
 /** CPU time per query of `pid` while dnsperf sends a fixed `CPU_QPS` for `SECONDS`. */
-async function cpuPerQuery(pid: number, port: number): Promise<{ usPerQuery: number; busy: number; r: PerfResult }> {
-  const c0 = cpuSeconds(pid);
+async function cpuPerQuery(pid: number, port: number): Promise<{ usPerQuery: number; userUs: number; systemUs: number; busy: number; r: PerfResult }> {
+  const c0 = cpuSplit(pid);
   const t0 = performance.now();
   const r = await dnsperf(port, ['-l', String(SECONDS), '-q', '64', '-Q', String(CPU_QPS)], false);
-  const cpu = cpuSeconds(pid) - c0;
-  return { usPerQuery: (cpu * 1e6) / Math.max(1, r.completed), busy: cpu / ((performance.now() - t0) / 1000), r };
+  const c1 = cpuSplit(pid);
+  const per = (s: number) => (s * 1e6) / Math.max(1, r.completed);
+  const cpu = c1.user - c0.user + c1.system - c0.system;
+  return { usPerQuery: per(cpu), userUs: per(c1.user - c0.user), systemUs: per(c1.system - c0.system), busy: cpu / ((performance.now() - t0) / 1000), r };
 }
 
 /** The CPU-per-query comparison and gslbd's qps with dns.workers 1 and 2 (see the file comment). */
@@ -130,7 +132,7 @@ async function cpuAndWorkers(gslbd: ChildProcess, gPort: number, gdnsd: ChildPro
       for (const [name, pid, port] of r % 2 === 0 ? servers : [...servers].reverse()) {
         const m = await cpuPerQuery(pid, port);
         (cpu[name] ??= []).push(m.usPerQuery);
-        console.log(`  ${name.padEnd(8)} round ${r + 1}: ${m.usPerQuery.toFixed(2)} µs CPU/query, ${(m.busy * 100).toFixed(0)}% of a core, ${m.r.completed} answered, lost ${m.r.lost}`);
+        console.log(`  ${name.padEnd(8)} round ${r + 1}: ${m.usPerQuery.toFixed(2)} µs CPU/query (user ${m.userUs.toFixed(2)}, system ${m.systemUs.toFixed(2)}), ${(m.busy * 100).toFixed(0)}% of a core, ${m.r.completed} answered, lost ${m.r.lost}`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -2,7 +2,7 @@
 // `npm run bench`: runs every benchmark script in tests/bench/ that exists, one after another.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-const names = ['api', 'dns', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec'];
+const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec'];
 // the scripts that need flags of their own
 const FLAGS = { rum: ['--expose-gc'] };
 let failed = 0;
