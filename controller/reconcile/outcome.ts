@@ -119,6 +119,5 @@ function recordRolledBack(r: Reconciler, trace: Trace, done: RolledBack, now: nu
   r.store.recordAttempt({ sha: from, at: now, reason: pin.reason, class: pin.errorClass, message: pin.message, problems: pin.problems, trigger: 'rollback' });
   const rec = r.rollback.state.lastRollback;
   if (rec) reportRollback(r.core, r.metrics, rec, counts);
-  trace.log.info({ result: 'rolledback', from, to: sha, breach: done.reason, ms: now - started, steps: trace.timings, ...counts },
-    `rollback applied: revision ${from.slice(0, 12)} rolled back to ${sha.slice(0, 12)}: plan creates=${counts.create} updates=${counts.update} deletes=${counts.delete}`);
+  trace.log.info({ result: 'rolledback', from, to: sha, breach: done.reason, ms: now - started, steps: trace.timings, ...counts }, 'rollback applied');
 }

@@ -23,7 +23,10 @@ export interface Fetched {
  */
 export async function sourceStep(r: Reconciler, req: ReconcileRequest): Promise<Fetched> {
   const leader = r.core.ports.gitLeader;
-  if (leader && !leader.holds()) throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
+  if (leader && !leader.holds()) {
+    r.rollback.follow();
+    throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
+  }
   let sha: string;
   try {
     sha = await fetchHead(r.source);

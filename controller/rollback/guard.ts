@@ -107,7 +107,7 @@ export class RollbackGuard {
   private pass(revision: string, why: string): void {
     this.state.watch = null;
     this.state.lastGoodRevision = revision;
-    this.d.log.info({ revision }, `rollback watch ended: revision is good (${why})`);
+    this.d.log.info({ revision, why }, 'rollback watch passed: revision is good');
     this.d.save();
   }
 
@@ -124,7 +124,7 @@ export class RollbackGuard {
       this.d.report(rec);
       return;
     }
-    this.d.log.warn(fields, `health breach after apply; rolling back to ${w.rollbackTo.slice(0, 12)}`);
+    this.d.log.warn(fields, 'health breach after apply; rolling back');
     this.state.pending = { from: w.revision, to: w.rollbackTo, reason, at };
     this.d.save();
     this.d.requestRollback();
@@ -182,6 +182,18 @@ export class RollbackGuard {
     this.state.pending = null;
     this.state.lastRollback = { from: p.from, to: null, reason: p.reason, at, result: 'RollbackFailed', message };
     return this.state.lastRollback;
+  }
+
+  /**
+   * This node does not hold the git lease: the leader applies and judges, and what arrives here
+   * through the config stream is taken as good, so that a node that becomes leader later has a
+   * recent revision to go back to. A watch or a pending rollback of its own no longer applies.
+   */
+  follow(): void {
+    const s = this.state;
+    s.watch = null;
+    s.pending = null;
+    s.lastGoodRevision = this.d.lastApplied() ?? s.lastGoodRevision;
   }
 
   /** Drops a pending rollback that no longer applies (the revision it judged is no longer applied). */

@@ -62,6 +62,9 @@ describe('gitops rollback: a revision whose members go down is rolled back and p
       alerts: { webhooks: [{ url: `${url}/hook` }] },
     }, { GITOPS_WEBHOOK_SECRET: fx.webhookSecret });
     dnsPort = d.ports.dnsPort as number;
+    // an operator's subscription (an alert-target row) to applied revisions and rollbacks
+    const row = await api(d.url, 'POST', '/api/v1/alert-targets', { name: 'deploys', type: 'webhook', webhook: { url: `${url}/row` }, events: ['apply', 'rollback'] });
+    assert.equal(row.status, 201, JSON.stringify(row.body));
   });
   after(async () => {
     await d?.stop();
@@ -119,10 +122,11 @@ describe('gitops rollback: a revision whose members go down is rolled back and p
     assert.equal(breach.length, 1);
     assert.equal(breach[0]!.level, 40);
     assert.equal(breach[0]!.revision, rev2);
-    const done = d.logs.lines.filter((l) => String(l.msg).startsWith('rollback applied'));
+    assert.equal(breach[0]!.rollbackTo, rev1);
+    const done = d.logs.lines.filter((l) => l.msg === 'rollback applied');
     assert.equal(done.length, 1);
     assert.equal(done[0]!.level, 30);
-    assert.match(String(done[0]!.msg), new RegExp(`revision ${rev2.slice(0, 12)} rolled back to ${rev1.slice(0, 12)}`));
+    assert.deepEqual([done[0]!.from, done[0]!.to, done[0]!.breach], [rev2, rev1, 'healthy members 0/2 (0%) below minHealthyShare 50%']);
     assert.match(await d.core.metrics.metrics(), /gslbd_gitops_rollbacks_total\{result="success"[^}]*\} 1/);
 
     // the server-wide webhook gets the rollback with both revisions and the breach, not the applies
@@ -131,7 +135,14 @@ describe('gitops rollback: a revision whose members go down is rolled back and p
       type: 'gitops_rollback', revision: rev2, rolledBackTo: rev1, reason: 'healthy members 0/2 (0%) below minHealthyShare 50%', result: 'RolledBack',
       message: '', creates: 2, updates: 0, deletes: 2, timestamp: 0, appliedCommit: rev1, secondsSinceApply: 0,
     });
-    assert.equal(hook.requests.filter((r) => r.json?.type === 'gitops_applied').length, 0, 'applied revisions are not for the file targets');
+    const fileHook = hook.requests.filter((r) => r.url === '/hook');
+    assert.equal(fileHook.filter((r) => r.json?.type === 'gitops_applied').length, 0, 'applied revisions are not for the file targets');
+    // the subscribed row gets revision 2's apply and the rollback; the rollback's own apply is not announced as an apply
+    // (revision 1's first apply may reach it too: the row was created as the daemon started)
+    const row = await waitFor(() => { const got = hook.requests.filter((r) => r.url === '/row'); return got.some((r) => r.json?.type === 'gitops_rollback') && got; }, 10_000, 50);
+    const since = row.slice(row.findIndex((r) => r.json.revision === rev2));
+    assert.deepEqual(since.map((r) => [r.json.type, r.json.revision]), [['gitops_applied', rev2], ['gitops_rollback', rev2]]);
+    assert.equal(since[1]!.json.rolledBackTo, rev1);
   });
 
   it('does not apply the pinned-out head again: polls, a manual reconcile, a push webhook', async () => {

@@ -148,3 +148,15 @@ test('after a restart a watch resumes until its end with a fresh baseline; one w
   assert.equal(late.guard.state.watch, null);
   assert.equal(late.state.lastGoodRevision, 'r1');
 });
+
+test('a follower (no git lease) watches nothing and takes what it serves as good', () => {
+  const g = makeGuard({ lastApplied: 'r0' });
+  g.apply('r1', 0);
+  g.tick(1000, { healthy: 0 });
+  assert.ok(g.state.pending);
+  g.setApplied('r5');
+  g.guard.follow();
+  assert.equal(g.watch(), null);
+  assert.equal(g.state.pending, null);
+  assert.equal(g.state.lastGoodRevision, 'r5');
+});
