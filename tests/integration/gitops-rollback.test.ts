@@ -130,7 +130,7 @@ describe('gitops rollback: a revision whose members go down is rolled back and p
     assert.match(await d.core.metrics.metrics(), /gslbd_gitops_rollbacks_total\{result="success"[^}]*\} 1/);
 
     // the server-wide webhook gets the rollback with both revisions and the breach, not the applies
-    const alert = await waitFor(() => hook.requests.find((r) => r.json?.type === 'gitops_rollback'), 10_000, 50);
+    const alert = await waitFor(() => hook.requests.find((r) => r.url === '/hook' && r.json?.type === 'gitops_rollback'), 10_000, 50);
     assert.deepEqual({ ...alert.json, timestamp: 0, secondsSinceApply: 0, message: '' }, {
       type: 'gitops_rollback', revision: rev2, rolledBackTo: rev1, reason: 'healthy members 0/2 (0%) below minHealthyShare 50%', result: 'RolledBack',
       message: '', creates: 2, updates: 0, deletes: 2, timestamp: 0, appliedCommit: rev1, secondsSinceApply: 0,
