@@ -42,6 +42,8 @@ export class GitOpsController {
     this.reconciler = new Reconciler({
       core, store: this.store, metrics: this.metrics,
       source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath, tags: g.quorum.length > 0 },
+      // a breach runs the rollback through the loop: one reconcile at a time
+      requestRollback: () => { void this.loop?.trigger({ trigger: { kind: 'rollback', receivedAt: Date.now() } }); },
     });
     this.loop = new ReconcileLoop(this.reconciler, { intervalMs: parseDuration(g.pollInterval) ?? 30_000 });
   }
@@ -63,10 +65,12 @@ export class GitOpsController {
   }
 
   start(): void {
+    this.reconciler?.rollback.start();
     this.loop?.start();
   }
 
   async stop(): Promise<void> {
+    this.reconciler?.rollback.stop();
     await this.loop?.stop();
     if (this.reconciler) forgetRepo(this.reconciler.source.gitdir);
     this.cleanup?.();

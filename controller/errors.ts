@@ -27,6 +27,7 @@ export type Reason =
   | 'TooMuchTrafficChanged'
   | 'RoutingTestsFailed'
   | 'QuorumNotMet'
+  | 'RolledBack'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

@@ -11,6 +11,7 @@ export interface GitOpsMetrics {
   ready: Gauge<string>;
   commitToServing: Histogram<'trigger'>;
   reconcileSeconds: Histogram<string>;
+  rollbacks: Counter<'result'>;
 }
 
 /** Registers the metrics on the daemon's registry. */
@@ -28,6 +29,7 @@ export function createGitOpsMetrics(registry: Registry): GitOpsMetrics {
       name: 'gslbd_gitops_commit_to_serving_seconds', help: 'commit time (or webhook receipt) to the snapshot swap', labelNames: ['trigger'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900], registers,
     }),
+    rollbacks: new Counter({ name: 'gslbd_gitops_rollbacks_total', help: 'health breaches after an apply, by what was done: success (rolled back), none (no good revision), failure', labelNames: ['result'], registers }),
     reconcileSeconds: new Histogram({ name: 'gslbd_gitops_reconcile_seconds', help: 'duration of one reconcile', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers }),
   };
 }

@@ -12,9 +12,13 @@ import type { GitOpsMetrics } from './metrics.js';
 import type { GitOpsStatus, GitOpsStore } from './status.js';
 import { runSteps, type Outcome, type Trace } from './reconcile/run.js';
 import { recordOutcome } from './reconcile/outcome.js';
+import { RollbackGuard } from './rollback/guard.js';
+import { initialRollbackStatus, rollbackOptions } from './rollback/state.js';
+import { reportRollback } from './rollback/report.js';
+import { readSignals } from './watch/signals.js';
 
 /** What started a reconcile. A webhook carries its receipt time and the pushed SHA. */
-export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start'; receivedAt: number; after?: string | undefined }
+export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start' | 'rollback'; receivedAt: number; after?: string | undefined }
 
 export interface ReconcileRequest { trigger: Trigger; force?: boolean }
 
@@ -24,6 +28,8 @@ export interface ReconcilerDeps {
   metrics: GitOpsMetrics;
   source: SourceOptions;
   now?: () => number;
+  /** asks the loop for a run that applies the pending rollback (controller/rollback/guard.ts) */
+  requestRollback?: () => void;
 }
 
 /**
@@ -49,6 +55,8 @@ export class Reconciler {
   tagStamp = '';
   /** parsed YAML of the last loaded commit's files, by path and blob id */
   readonly parseCache: ParseCache = new Map();
+  /** health-gated rollback: watches applied revisions, pins out rolled-back ones (docs/gitops.md "Automatic rollback") */
+  readonly rollback: RollbackGuard;
   private keys: { stamp: string; keys: PublicKey[] } | undefined;
   private seq = 0;
 
@@ -68,6 +76,18 @@ export class Reconciler {
       // a stall outlives a restart: "stalled since" keeps its start until a reconcile succeeds
       failingSince: prev && !prev.ready ? prev.failingSince ?? null : null, lastError: prev?.lastError ?? null,
     };
+    const options = rollbackOptions(deps.core.config);
+    const rollback = initialRollbackStatus(options.enabled, prev?.rollback, deps.store.lastApplied());
+    this.status.rollback = rollback;
+    this.rollback = new RollbackGuard({
+      options, read: () => readSignals(deps.core, this.now()), log: deps.core.log.child({ component: 'gitops' }),
+      lastApplied: () => deps.store.lastApplied(),
+      save: () => {
+        try { deps.store.saveStatus(this.status); } catch (err) { deps.core.log.error({ err }, 'saving gitops status failed'); }
+      },
+      requestRollback: () => deps.requestRollback?.(),
+      report: (rec) => reportRollback(deps.core, deps.metrics, rec),
+    }, rollback);
   }
 
   /** Stamp of the trust inputs: a changed keyring file invalidates cached verdicts. */

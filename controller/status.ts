@@ -1,5 +1,6 @@
 import type { Db } from '../runtime/store/db.js';
 import type { ErrorClass, Reason } from './errors.js';
+import type { RollbackStatus } from './rollback/state.js';
 
 /** The controller's condition, Flux style: Ready with a PascalCase reason and a message. */
 export interface GitOpsStatus {
@@ -40,6 +41,11 @@ export interface GitOpsStatus {
   /** the latest failed attempt, refreshed by every failing poll; kept after recovery for reference */
   lastError: LastError | null;
   nextAttemptAt: number | null;
+  /**
+   * health-gated rollback (docs/gitops.md "Automatic rollback"): the watch in progress, the last
+   * good revision, the last rollback and the pinned-out revisions; absent without gitops.repoURL
+   */
+  rollback?: RollbackStatus;
 }
 
 /** A held-back plan: its revision, why it is held, its counts and its diff. */
@@ -110,6 +116,13 @@ export class GitOpsStore {
   lastApplied(): string | undefined {
     const r = this.db.prepare("SELECT revision FROM revisions WHERE origin = 'git' ORDER BY seq DESC LIMIT 1").get() as { revision: string } | undefined;
     return r?.revision;
+  }
+
+  /** The meta recorded with the latest apply of git revision `sha` (signer, author, …), or undefined. */
+  revisionMeta(sha: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare("SELECT meta FROM revisions WHERE origin = 'git' AND revision = ? ORDER BY seq DESC LIMIT 1").get(sha) as { meta: string } | undefined;
+    if (!r) return undefined;
+    try { return JSON.parse(r.meta) as Record<string, unknown>; } catch { return {}; }
   }
 
   /** Applied git revisions, newest first. */

@@ -18,6 +18,7 @@ import type { ValidationEnv } from '../load/kinds.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import { planToJson, renderPlanText } from '../render/plan.js';
 import type { GitOpsStatus, HistoryEntry, Attempt } from '../status.js';
+import type { RollbackStatus } from '../rollback/state.js';
 import { ApiClient } from './client.js';
 import { COMMANDS, output } from './commands.js';
 import { colorDiff, duration, isTty, progress, table, when } from './format.js';
@@ -228,6 +229,30 @@ export function renderFailingSince(s: Pick<GitOpsStatus, 'ready' | 'errorClass' 
   return `${label} for ${duration(now - s.failingSince)} since ${when(s.failingSince)}`;
 }
 
+const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 12) : '-');
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/**
+ * The automatic-rollback lines of `gslbctl status` (docs/gitops.md "Automatic rollback"): the watch
+ * in progress with its latest verdict, the last good revision, the last rollback and the pinned-out
+ * revisions. Nothing while rollback is off and has nothing to show.
+ */
+export function renderRollback(rb: RollbackStatus | undefined, now = Date.now()): string[] {
+  if (!rb || (!rb.enabled && !rb.lastRollback && rb.pinnedOut.length === 0)) return [];
+  const w = rb.watch;
+  const lines = [`Rollback:       ${rb.enabled ? 'on' : 'off'}, last good revision ${short(rb.lastGoodRevision)}`];
+  if (w) {
+    const v = w.last ? ` (healthy ${pct(w.last.healthyShare)}, SERVFAIL ${pct(w.last.servfailRate)} of ${w.last.queries} queries)` : '';
+    lines.push(`  Watching:     ${short(w.revision)} for ${duration(Math.max(0, w.until - now))} more${v}`);
+    if (w.baselineBreach) lines.push(`  Not judged:   ${w.baselineBreach} (already so before the apply)`);
+  }
+  if (rb.pending) lines.push(`  Rolling back: ${short(rb.pending.from)} to ${short(rb.pending.to)}: ${rb.pending.reason}`);
+  const last = rb.lastRollback;
+  if (last) lines.push(`  Last rollback: ${when(last.at)} ${short(last.from)}${last.to ? ` -> ${short(last.to)}` : ''} (${last.result}): ${last.reason}`);
+  for (const p of rb.pinnedOut) lines.push(`  Pinned out:   ${short(p.revision)} (rolled back to ${short(p.rolledBackTo)} at ${when(p.at)})`);
+  return lines;
+}
+
 /** The `gslbctl status` text (also after `reconcile`). `now` is the client's clock. */
 export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; provenance?: { text: string } }, now = Date.now()): string {
   const since = renderFailingSince(s, now);
@@ -245,6 +270,7 @@ export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; p
   if (!s.ready && s.lastError) lines.push(`Last error:     ${when(s.lastError.at)} ${s.lastError.reason}: ${s.lastError.message.split('\n')[0]!.slice(0, 200)}`);
   if (s.problems.length) lines.push('Problems:', ...s.problems.map((p) => `  - ${p}`));
   if (s.drift.length) lines.push('Drift corrected:', ...s.drift.map((d) => `  - ${d}`));
+  lines.push(...renderRollback(s.rollback, now));
   const rej = s.recentRejections ?? [];
   if (rej.length) {
     lines.push('Recent rejections:');
@@ -284,7 +310,7 @@ COMMANDS.history = {
 
 COMMANDS.reconcile = {
   usage: 'reconcile [--server URL] [--force]',
-  summary: 'fetch, verify and apply the branch head now (--force applies a plan held back by the safety thresholds)',
+  summary: 'fetch, verify and apply the branch head now (--force applies a plan held back by the safety thresholds, or a head pinned out by a rollback)',
   values: ['server'],
   booleans: ['force'],
   async run(flags) {

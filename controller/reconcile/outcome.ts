@@ -3,6 +3,8 @@ import type { ReconcileError } from '../errors.js';
 import { recordFailure, recordSuccess } from '../status.js';
 import { renderPlanText } from '../render/plan.js';
 import type { Finished, Outcome, Trace } from './run.js';
+import type { RolledBack } from '../rollback/apply.js';
+import { pinnedOutError, reportRollback } from '../rollback/report.js';
 
 /**
  * The final step of every reconcile: status, persisted status, events, the one summary log line,
@@ -23,6 +25,8 @@ export function recordOutcome(r: Reconciler, req: ReconcileRequest, trace: Trace
     trace.log.debug({ sha: outcome.sha, reason: e.reason }, 'reconcile skipped: head was already refused');
   } else if (outcome.result === 'failed') {
     recordFailed(r, req, trace, outcome.error, now, started);
+  } else if (outcome.result === 'rolledback') {
+    recordRolledBack(r, trace, outcome, now, started);
   } else {
     recordFinished(r, req, trace, outcome, now, started);
   }
@@ -90,4 +94,30 @@ function recordFinished(r: Reconciler, req: ReconcileRequest, trace: Trace, done
   // an unchanged head is every quiet poll: debug, so info shows what changed (docs/logging.md)
   trace.log[done.result === 'unchanged' ? 'debug' : 'info']({ result: done.result, sha, signer: signer?.fingerprint, ms: now - started, steps: trace.timings, ...counts, forced: Boolean(req.force) || undefined },
     `reconcile ${done.result}: plan creates=${counts.create} updates=${counts.update} deletes=${counts.delete}`);
+}
+
+/**
+ * A rollback that was applied: the good revision is what serves (last applied, provenance, info
+ * metric), and the controller is stalled on the pinned-out head (RolledBack) until a newer commit.
+ * Recorded in the refused attempts under the bad revision, announced (`gitops_rollback` event,
+ * alert and WebSocket message), counted, and logged once at info.
+ */
+function recordRolledBack(r: Reconciler, trace: Trace, done: RolledBack, now: number, started: number): void {
+  const s = r.status;
+  const { plan, sha, from, signer } = done;
+  const counts = plan.counts;
+  const pin = pinnedOutError(r.rollback.pinned(from) ?? { revision: from, rolledBackTo: sha, reason: done.reason, at: now });
+  s.ready = false; s.reason = pin.reason; s.message = pin.message; s.errorClass = pin.errorClass; s.problems = pin.problems;
+  s.pendingPlan = null; s.drift = [];
+  recordFailure(s, now, pin);
+  s.lastAppliedRevision = sha; s.lastAppliedAt = now; s.lastSigner = signer;
+  if (plan.changes.length) s.lastPlan = counts;
+  r.refused = undefined;
+  r.metrics.ready.set(0);
+  r.metrics.lastApplyInfo.reset();
+  r.metrics.lastApplyInfo.set({ sha, signer: signer ?? '' }, 1);
+  r.store.recordAttempt({ sha: from, at: now, reason: pin.reason, class: pin.errorClass, message: pin.message, problems: pin.problems, trigger: 'rollback' });
+  const rec = r.rollback.state.lastRollback;
+  if (rec) reportRollback(r.core, r.metrics, rec, counts);
+  trace.log.info({ result: 'rolledback', from, to: sha, breach: done.reason, ms: now - started, steps: trace.timings, ...counts }, 'rollback applied');
 }

@@ -12,6 +12,7 @@ import { holdUnsafe, planStep } from './plan.js';
 import { applyStep } from './apply.js';
 import { holdTrafficChange } from '../replay/hold.js';
 import { testStep } from './test.js';
+import { rollbackStep, type RolledBack } from '../rollback/apply.js';
 
 /** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
 export interface Finished {
@@ -29,7 +30,7 @@ export interface Skipped { result: 'skipped'; sha: string; refused: ReconcileErr
 export interface Failed { result: 'failed'; error: ReconcileError }
 
 /** How one reconcile ended, for the outcome recorder. */
-export type Outcome = Finished | Skipped | Failed;
+export type Outcome = Finished | Skipped | Failed | RolledBack;
 
 /**
  * What a reconcile reached so far, for the outcome recorder also when a step fails: the head, the
@@ -57,9 +58,14 @@ async function timed<T>(trace: Trace, name: string, fn: () => T | Promise<T>): P
  * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`, each
  * taking what earlier steps returned; the first failure throws (a ReconcileError, or anything else
  * the caller classifies). Stops early for a head refused before (`skipped`) and for an applied
- * head without drift (`unchanged`).
+ * head without drift (`unchanged`). A pending rollback runs first, and when it is applied it ends
+ * the run (`rolledback`); the rollback guard learns of every apply.
  */
-export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trace): Promise<Finished | Skipped> {
+export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trace): Promise<Finished | Skipped | RolledBack> {
+  if (r.rollback.state.pending) {
+    const rolledBack = await timed(trace, 'rollback', () => rollbackStep(r, trace));
+    if (rolledBack) return rolledBack;
+  }
   const { sha, refused } = await timed(trace, 'source', () => sourceStep(r, req));
   trace.sha = sha;
   if (refused) return { result: 'skipped', sha, refused };
@@ -77,6 +83,9 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
   const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };
   if (planned.unchanged) return { result: 'unchanged', ...done };
   await timed(trace, 'test', () => testStep(r, planned.plan, cases));
+  // the reading the rollback watch compares with: right before the apply
+  const baseline = planned.drift ? undefined : r.rollback.baseline();
   const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));
+  r.rollback.afterApply({ sha, result, drift: planned.drift, forced: Boolean(req.force), baseline });
   return { result, ...done };
 }

@@ -36,12 +36,12 @@ export interface GitopsAlert {
 }
 
 /**
- * A GitOps revision applied (`gitops_applied`, from a git plan's `plan_applied`), or applied while
- * rewinding history (`gitops_rollback`, no emitter yet: docs/alerts.md). Only alert-target rows
- * subscribe to these; the file's `alerts.*` targets keep receiving health flips and rejections.
+ * A GitOps revision applied (`gitops_applied`, from a git plan's `plan_applied`; a rollback's apply
+ * is announced as `gitops_rollback` instead). Only alert-target rows subscribe to it: it is
+ * information, not an incident.
  */
 export interface GitopsChangeAlert {
-  type: 'gitops_applied' | 'gitops_rollback';
+  type: 'gitops_applied';
   revision: string;
   creates: number;
   updates: number;
@@ -52,15 +52,41 @@ export interface GitopsChangeAlert {
   applied?: AppliedRef;
 }
 
-/** Everything the dispatcher delivers. */
-export type AlertEvent = HealthAlert | GitopsAlert | GitopsChangeAlert;
+/**
+ * A revision that breached the health thresholds after its apply (bus event `gitops_rollback`,
+ * docs/gitops.md "Automatic rollback"): `revision` is the bad one, `rolledBackTo` the revision
+ * re-applied (null when none was: `result` NoGoodRevision or RollbackFailed), `reason` the breach.
+ * An incident, like a rejection: the file's targets receive it too.
+ */
+export interface GitopsRollbackAlert {
+  type: 'gitops_rollback';
+  revision: string;
+  rolledBackTo: string | null;
+  reason: string;
+  result: 'RolledBack' | 'NoGoodRevision' | 'RollbackFailed';
+  message: string;
+  /** counts of the rollback plan (zero when nothing was re-applied) */
+  creates: number;
+  updates: number;
+  deletes: number;
+  timestamp: number;
+  node: string;
+  applied?: AppliedRef;
+}
 
-/** The event types the file's `alerts.*` targets receive (gslb-config-auth.md §6, docs/alerts.md). */
-export const FILE_TARGET_EVENTS: ReadonlySet<AlertEvent['type']> = new Set(['health_transition', 'gitops_rejected']);
+/** Everything the dispatcher delivers. */
+export type AlertEvent = HealthAlert | GitopsAlert | GitopsChangeAlert | GitopsRollbackAlert;
+
+/**
+ * The event types the file's `alerts.*` targets receive (gslb-config-auth.md §6, docs/alerts.md):
+ * the incidents (health flips, rejections, rollbacks), not applied revisions.
+ */
+export const FILE_TARGET_EVENTS: ReadonlySet<AlertEvent['type']> = new Set(['health_transition', 'gitops_rejected', 'gitops_rollback']);
 
 /** The incident key shared by oncall_a's dedup_key and oncall_b's alias (gslb-config-auth.md §6). */
 export function incidentKey(ev: AlertEvent): string {
   if (ev.type === 'health_transition') return `svc/${ev.poolId}/${ev.ipAddress}`;
+  if (ev.type === 'gitops_rollback') return `svc/gitops-rollback/${ev.revision}`;
   return ev.type === 'gitops_applied' ? `svc/gitops-applied/${ev.revision}` : `svc/gitops/${ev.revision}`;
 }
 
@@ -70,8 +96,12 @@ export function summarize(ev: AlertEvent): string {
     return `gslbd: member ${ev.ipAddress} of pool ${ev.poolId} is ${ev.healthy ? 'healthy again' : 'unhealthy'}`;
   }
   if (ev.type === 'gitops_rejected') return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} rejected (${ev.reason})`;
-  const what = ev.type === 'gitops_applied' ? 'applied' : 'applied as a rollback';
-  return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} ${what} (creates=${ev.creates} updates=${ev.updates} deletes=${ev.deletes})`;
+  if (ev.type === 'gitops_rollback') {
+    return ev.rolledBackTo
+      ? `gslbd: GitOps revision ${ev.revision.slice(0, 12)} rolled back to ${ev.rolledBackTo.slice(0, 12)}: ${ev.reason}`
+      : `gslbd: GitOps revision ${ev.revision.slice(0, 12)} breached and was not rolled back (${ev.result}): ${ev.reason}`;
+  }
+  return `gslbd: GitOps revision ${ev.revision.slice(0, 12)} applied (creates=${ev.creates} updates=${ev.updates} deletes=${ev.deletes})`;
 }
 
 /** Converts the bus event. */

@@ -28,9 +28,9 @@ export interface AlertsInfo {
 }
 
 /**
- * Sends alerts (mail through the mail part, which runs first) for `health_transition` and
- * `gitops_rejected` bus events to every configured target, and for applied git revisions
- * (`gitops_applied`) to the alert-target rows that ask for them. The file's targets are
+ * Sends alerts (mail through the mail part, which runs first) for `health_transition`,
+ * `gitops_rejected` and `gitops_rollback` bus events to every configured target, and for applied
+ * git revisions (`gitops_applied`) to the alert-target rows that ask for them. The file's targets are
  * server-wide; alert-target rows receive only their tenant's events (docs/alerts.md). A rejection
  * repeated for the same revision and reason (the loop retries a bad commit) alerts once.
  */
@@ -62,17 +62,23 @@ export function setupAlerts(core: Core): AlertsInfo {
     lastRejection = key;
     dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
+  // a breach after an apply: rolled back, or nothing to roll back to (docs/gitops.md "Automatic rollback")
+  const offRollback = core.bus.on('gitops_rollback', (e) => {
+    dispatcher.enqueue({ type: 'gitops_rollback', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+  });
   // A git revision applied here (an empty commit changes nothing and is not announced; a plan
-  // replayed from the cluster's config stream was announced by the node that applied it first).
+  // replayed from the cluster's config stream was announced by the node that applied it first; a
+  // rollback's apply is announced as gitops_rollback).
   const offApplied = core.applyHooks.add({
     afterSwap(plan, _next, _prev, opts) {
-      if (plan.origin !== 'git' || opts.fromStream) return;
+      if (plan.origin !== 'git' || opts.fromStream || opts.meta?.trigger === 'rollback') return;
       dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
     },
   });
   core.closers.push(async () => {
     offHealth();
     offGitops();
+    offRollback();
     offApplied();
     await dispatcher.close();
     await client.close();

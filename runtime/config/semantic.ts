@@ -108,6 +108,7 @@ export function checkConfigSemantics(c: Config): Problem[] {
   c.gitops.quorum.forEach((q, i) => {
     if (q.required > q.keys.length) add(['gitops', 'quorum', i, 'required'], q.required, `at most the number of keys (${q.keys.length})`);
   });
+  checkRollback(c.gitops, add);
   // A suffix delegated twice would silently go to the first tenant listed (runtime/tenancy/names.ts).
   const seen = new Map<string, number>();
   c.tenancy.delegations.forEach((d, i) => {
@@ -123,6 +124,24 @@ export function checkConfigSemantics(c: Config): Problem[] {
     if (!Object.hasOwn(plans, plan)) add(['forms', 'tenantPlans', tenant], plan, `must be one of the plans in forms.plans (${Object.keys(plans).join(', ')})`);
   }
   return out;
+}
+
+/**
+ * gitops.rollback (docs/gitops.md "Automatic rollback"): it watches what the controller applies, so
+ * it needs a repo; readings at least 100 ms apart and more than one per window; and at least one
+ * check that can breach.
+ */
+function checkRollback(g: Config['gitops'], add: (path: (string | number)[], value: unknown, rule: string) => void): void {
+  const rb = g.rollback;
+  const at = (k: string) => ['gitops', 'rollback', k];
+  if (rb.enabled && !g.repoURL) add(at('enabled'), true, 'needs gitops.repoURL: only revisions the controller applies are watched');
+  const every = parseDuration(rb.checkInterval);
+  const window = parseDuration(rb.window);
+  if (every !== undefined && every < 100) add(at('checkInterval'), rb.checkInterval, 'must be at least 100ms');
+  if (every !== undefined && window !== undefined && window <= every) add(at('window'), rb.window, `must be longer than gitops.rollback.checkInterval (${rb.checkInterval})`);
+  if (rb.enabled && rb.minHealthyShare === 0 && rb.maxServfailRate === 1) {
+    add(['gitops', 'rollback'], { minHealthyShare: 0, maxServfailRate: 1 }, 'minHealthyShare 0 and maxServfailRate 1 turn both checks off: nothing could trigger a rollback');
+  }
 }
 
 /** Maps algorithm aliases (`wrr`, `weighted_rr`, `geoip`, `mapfile`) to their canonical names. */

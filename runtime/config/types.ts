@@ -51,6 +51,8 @@ export interface Config {
     safety: { maxChangePercent: number; minExisting: number };
     /** a query-log sample replayed against every plan, and the share of answers a plan may change (docs/gitops.md "Traffic replay") */
     replayLog?: string; maxChangedTraffic?: number;
+    /** health-gated automatic rollback (docs/gitops.md "Automatic rollback"); durations as strings */
+    rollback: { enabled: boolean; window: string; checkInterval: string; minHealthyShare: number; maxServfailRate: number; minQueries: number };
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
   state: {

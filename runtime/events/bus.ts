@@ -24,8 +24,26 @@ export interface BusEvents {
   health_transition: [HealthTransition];
   /** a GitOps revision was refused (bad signature, invalid manifests, held-back plan) */
   gitops_rejected: [{ revision: string; reason: string; message: string }];
+  /** a revision breached the health thresholds after its apply (docs/gitops.md "Automatic rollback") */
+  gitops_rollback: [GitopsRollback];
   /** an event of the form service (`submission.created`, `submission.claimed`; docs/forms.md "Events"), of one workspace */
   form_event: [FormEvent];
+}
+
+/**
+ * The outcome of a health breach after an apply: `revision` breached; `rolledBackTo` is the revision
+ * re-applied (null when none was: `result` NoGoodRevision or RollbackFailed); `reason` names the
+ * breach; the counts are those of the rollback plan.
+ */
+export interface GitopsRollback {
+  revision: string;
+  rolledBackTo: string | null;
+  reason: string;
+  result: 'RolledBack' | 'NoGoodRevision' | 'RollbackFailed';
+  message: string;
+  creates: number;
+  updates: number;
+  deletes: number;
 }
 
 /** An event of the form service, of one workspace (tenant); its payload in the API's snake_case. */

@@ -36,10 +36,18 @@ To choose a new password, open this link within {{ expiresInMinutes }} minutes:<
   {{ e.message }}
   still serving commit {{ e.appliedCommit | default: "none" }}{% if e.secondsSinceApply != nil %}, applied {{ e.secondsSinceApply }} s before{% endif %}
 {% endfor %}`,
-  'alert-change.subject': `{% if count == 1 %}{% assign e = events[0] %}[gslbd] GitOps revision {{ e.shortRevision }} {% if e.type == 'gitops_rollback' %}applied as a rollback{% else %}applied{% endif %}{% else %}[gslbd] {{ count }} GitOps revisions applied{% endif %}`,
+  'alert-change.subject': `{% if count == 1 %}[gslbd] GitOps revision {{ events[0].shortRevision }} applied{% else %}[gslbd] {{ count }} GitOps revisions applied{% endif %}`,
   'alert-change.text': `gslbd on {{ node }} applied configuration revisions:
 
-{% for e in events %}- {{ e.time }}  revision {{ e.revision }}{% if e.type == 'gitops_rollback' %} (rollback){% endif %}  creates={{ e.creates }} updates={{ e.updates }} deletes={{ e.deletes }}
+{% for e in events %}- {{ e.time }}  revision {{ e.revision }}  creates={{ e.creates }} updates={{ e.updates }} deletes={{ e.deletes }}
+{% endfor %}`,
+  'alert-rollback.subject': `{% if count == 1 %}{% assign e = events[0] %}[gslbd] GitOps revision {{ e.shortRevision }} {% if e.rolledBackTo %}rolled back to {{ e.shortRolledBackTo }}{% else %}breached; not rolled back{% endif %}{% else %}[gslbd] {{ count }} GitOps revisions breached after their apply{% endif %}`,
+  'alert-rollback.text': `gslbd on {{ node }} watched a configuration revision after its apply, and it breached:
+
+{% for e in events %}- {{ e.time }}  revision {{ e.revision }}
+  breach: {{ e.reason }}
+  {% if e.rolledBackTo %}rolled back to {{ e.rolledBackTo }} (creates={{ e.creates }} updates={{ e.updates }} deletes={{ e.deletes }}); the bad revision is pinned out until a newer commit{% else %}{{ e.message }}{% endif %}
+  now serving commit {{ e.appliedCommit | default: "none" }}
 {% endfor %}`,
   'test.subject': 'gslbd test message',
   'test.text': `This is a test message from gslbd on {{ node }}, sent with the mail settings from {{ source }} ({{ server }}).

@@ -11,7 +11,7 @@ export interface RenderedMail {
 }
 
 /** Names of the templates the daemon renders. */
-export type TemplateName = 'password-reset' | 'alert-health' | 'alert-gitops' | 'alert-change' | 'test';
+export type TemplateName = 'password-reset' | 'alert-health' | 'alert-gitops' | 'alert-change' | 'alert-rollback' | 'test';
 
 const engineOptions = { strictFilters: true, ownPropertyOnly: true, relativeReference: false } as const;
 

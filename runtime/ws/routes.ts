@@ -41,6 +41,7 @@ const MESSAGES = {
   service_update: documentRef('ws', 'ServiceUpdate'),
   [STATS_MESSAGE]: documentRef('ws', 'StatsUpdate'),
   gitops_rejected: documentRef('ws', 'GitopsRejected'),
+  gitops_rollback: documentRef('ws', 'GitopsRollback'),
 };
 
 const FEED_DESCRIPTION = `Upgrades to the live feed (gslb-api.md §6). Each message is JSON text \`{type, payload}\`

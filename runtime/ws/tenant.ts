@@ -34,6 +34,9 @@ export function messageTenant(msg: { type: string; payload: unknown }, snapshots
     case 'submission.created':
     case 'submission.claimed':
       return tenantOfRow('form', p.form_id, snapshots);
+    case 'gitops_rollback':
+      // the config repo is the system's, and a breach counts every tenant's members: no tenant sees it
+      return undefined;
     default:
       return null;
   }

@@ -12,8 +12,8 @@ import { webhookTarget } from './webhook.js';
 /**
  * Every target of `alerts.*`, in config order: each webhook, each oncall_a and oncall_b entry,
  * and one mail target (always present: mail settings can be stored at runtime). They receive
- * health flips and GitOps rejections (FILE_TARGET_EVENTS), server-wide; applied revisions are
- * only for alert-target rows that ask for them.
+ * health flips, GitOps rejections and rollbacks (FILE_TARGET_EVENTS), server-wide; applied
+ * revisions are only for alert-target rows that ask for them.
  */
 export function buildTargets(alerts: Config['alerts'], client: HttpClient, getMail: () => MailPort, templates: MailTemplates, node: string): AlertTarget[] {
   return [

@@ -12,6 +12,7 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
     up: events.filter((e) => e.type === 'health_transition' && e.healthy).length,
     events: events.map((e) => ({
       ...e, time: new Date(e.timestamp).toISOString(), ...(e.type !== 'health_transition' ? { shortRevision: e.revision.slice(0, 12) } : {}),
+      ...(e.type === 'gitops_rollback' ? { shortRolledBackTo: e.rolledBackTo?.slice(0, 12) ?? null } : {}),
       appliedCommit: null, secondsSinceApply: null, ...appliedFields(e),
     })),
   };
@@ -20,6 +21,7 @@ export function mailVars(events: AlertEvent[], node: string): Record<string, unk
 /** The template of a group of events of one type. */
 function templateOf(ev: AlertEvent): TemplateName {
   if (ev.type === 'health_transition') return 'alert-health';
+  if (ev.type === 'gitops_rollback') return 'alert-rollback';
   return ev.type === 'gitops_rejected' ? 'alert-gitops' : 'alert-change';
 }
 
@@ -36,7 +38,7 @@ export interface MailRouting {
 /**
  * The mail target. A health alert goes to the recipients of its pool's owner (`MailPort.forPool`:
  * the pool's tenant's own settings, the server-wide ones for the operator tenant; never another
- * tenant's); a GitOps rejection goes to the server-wide recipients. The owner is fixed when the
+ * tenant's); a GitOps rejection or rollback goes to the server-wide recipients. The owner is fixed when the
  * event is queued (the pool may be deleted before delivery); its settings are read at delivery
  * time, so PUT /settings/smtp applies at once. Takes up to 50 queued events of one type per call
  * and sends one message per owner (each owner is also its own lane), so a burst of flips becomes

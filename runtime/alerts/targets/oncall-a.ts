@@ -15,7 +15,8 @@ export interface OncallAConfig {
 /**
  * The Events API v2 body: `trigger` when a member turns unhealthy or a revision is rejected (or
  * rolled back), `resolve` on recovery (severity always `info`); `dedup_key` is
- * `svc/<poolId>/<ipAddress>` or `svc/gitops/<revision>`. An applied revision is a change event.
+ * `svc/<poolId>/<ipAddress>`, `svc/gitops/<revision>` or `svc/gitops-rollback/<revision>`. An
+ * applied revision is a change event.
  */
 export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string, unknown> {
   const resolve = ev.type === 'health_transition' && ev.healthy;
@@ -39,6 +40,9 @@ export function oncallAEvent(cfg: OncallAConfig, ev: AlertEvent): Record<string,
 function detailsOf(ev: AlertEvent): Record<string, unknown> {
   if (ev.type === 'health_transition') return { poolId: ev.poolId, ipAddress: ev.ipAddress, healthy: ev.healthy, score: ev.score, rttMs: ev.rttMs, node: ev.node };
   if (ev.type === 'gitops_rejected') return { revision: ev.revision, reason: ev.reason, message: ev.message, node: ev.node };
+  if (ev.type === 'gitops_rollback') {
+    return { revision: ev.revision, rolledBackTo: ev.rolledBackTo, reason: ev.reason, result: ev.result, message: ev.message, creates: ev.creates, updates: ev.updates, deletes: ev.deletes, node: ev.node };
+  }
   return { revision: ev.revision, creates: ev.creates, updates: ev.updates, deletes: ev.deletes, node: ev.node };
 }
 

@@ -35,8 +35,11 @@ export function oncallBRequest(cfg: OncallBConfig, ev: AlertEvent): OncallBReque
     ? { poolId: ev.poolId, ipAddress: ev.ipAddress, node: ev.node, score: String(ev.score) }
     : ev.type === 'gitops_rejected'
       ? { revision: ev.revision, reason: ev.reason, node: ev.node }
-      : { revision: ev.revision, creates: String(ev.creates), updates: String(ev.updates), deletes: String(ev.deletes), node: ev.node };
-  const description = ev.type === 'health_transition' ? `${summarize(ev)} (reported by ${ev.node})` : ev.type === 'gitops_rejected' ? `${summarize(ev)}: ${ev.message}` : summarize(ev);
+      : ev.type === 'gitops_rollback'
+        ? { revision: ev.revision, rolledBackTo: ev.rolledBackTo ?? '', reason: ev.reason, result: ev.result, node: ev.node }
+        : { revision: ev.revision, creates: String(ev.creates), updates: String(ev.updates), deletes: String(ev.deletes), node: ev.node };
+  const description = ev.type === 'health_transition' ? `${summarize(ev)} (reported by ${ev.node})`
+    : ev.type === 'gitops_rejected' || ev.type === 'gitops_rollback' ? `${summarize(ev)}: ${ev.message}` : summarize(ev);
   // the alert API takes string details only
   if (applied) Object.assign(details, { appliedCommit: applied.appliedCommit ?? '', secondsSinceApply: applied.secondsSinceApply === null ? '' : String(applied.secondsSinceApply) });
   return {

@@ -64,11 +64,16 @@ test('oncall_b base URL by region, overridable', async () => {
   }
 });
 
-test('applied and rolled-back revisions (alert-target rows): webhook type, oncall_a change event, oncall_b P5', () => {
+test('applied and rolled-back revisions: webhook bodies, oncall_a change event and trigger, oncall_b P5 and incident', () => {
   const applied: AlertEvent = { type: 'gitops_applied', revision: 'feedface00112233', creates: 2, updates: 1, deletes: 0, timestamp: 1_700_000_300_500, node: 'n1' };
-  const rollback: AlertEvent = { ...applied, type: 'gitops_rollback' };
+  const rollback: AlertEvent = {
+    ...applied, type: 'gitops_rollback', rolledBackTo: 'c0ffee0011223344', reason: 'healthy members 0/2 (0%) below minHealthyShare 50%', result: 'RolledBack', message: 'revision feedface0011 was rolled back to c0ffee001122',
+  };
   assert.deepEqual(webhookPayload(applied), { type: 'gitops_applied', revision: 'feedface00112233', creates: 2, updates: 1, deletes: 0, timestamp: 1_700_000_300 });
-  assert.equal((webhookPayload(rollback) as { type: string }).type, 'gitops_rollback');
+  assert.deepEqual(webhookPayload(rollback), {
+    type: 'gitops_rollback', revision: 'feedface00112233', rolledBackTo: 'c0ffee0011223344', reason: 'healthy members 0/2 (0%) below minHealthyShare 50%',
+    result: 'RolledBack', message: 'revision feedface0011 was rolled back to c0ffee001122', creates: 2, updates: 1, deletes: 0, timestamp: 1_700_000_300,
+  });
   const cfg = { routingKey: 'rk', severity: 'critical' as const };
   assert.equal(oncallAPath(applied), '/v2/change/enqueue');
   assert.equal(oncallAPath(rollback), '/v2/enqueue');
@@ -76,11 +81,17 @@ test('applied and rolled-back revisions (alert-target rows): webhook type, oncal
   assert.equal(change.routing_key, 'rk');
   assert.equal(change.event_action, undefined, 'a change event opens no incident');
   assert.match(change.payload.summary, /feedface0011 applied \(creates=2 updates=1 deletes=0\)/);
-  assert.equal((oncallAEvent(cfg, rollback) as { event_action: string }).event_action, 'trigger');
+  const trigger = oncallAEvent(cfg, rollback) as { event_action: string; dedup_key: string; payload: { summary: string; custom_details: Record<string, unknown> } };
+  assert.equal(trigger.event_action, 'trigger');
+  assert.equal(trigger.dedup_key, 'svc/gitops-rollback/feedface00112233');
+  assert.equal(trigger.payload.summary, 'gslbd: GitOps revision feedface0011 rolled back to c0ffee001122: healthy members 0/2 (0%) below minHealthyShare 50%');
+  assert.equal(trigger.payload.custom_details.rolledBackTo, 'c0ffee0011223344');
   const b = oncallBRequest({ apiKey: 'k', priority: 'P1', region: 'us' }, applied);
   assert.equal(b.body.priority, 'P5');
   assert.equal(b.body.alias, 'svc/gitops-applied/feedface00112233');
-  assert.equal(oncallBRequest({ apiKey: 'k', priority: 'P2', region: 'us' }, rollback).body.priority, 'P2');
+  const rb = oncallBRequest({ apiKey: 'k', priority: 'P2', region: 'us' }, rollback).body;
+  assert.equal(rb.priority, 'P2', 'a rollback is an incident');
+  assert.deepEqual(rb.details, { revision: 'feedface00112233', rolledBackTo: 'c0ffee0011223344', reason: 'healthy members 0/2 (0%) below minHealthyShare 50%', result: 'RolledBack', node: 'n1' });
 });
 
 test('every target carries the served commit and the seconds since it was applied', async () => {

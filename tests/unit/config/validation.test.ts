@@ -39,6 +39,15 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'verifyAll needs signatures', yaml: 'gitops: {requireSignature: false, verifyAll: true}', want: [/gitops\.verifyAll = true: needs gitops\.requireSignature: true/] },
   { name: 'quorum needs signatures', yaml: 'gitops: {requireSignature: false, quorum: [{path: prod/, keys: [0123456789ABCDEF], required: 1}]}', want: [/gitops\.quorum = .*needs gitops\.requireSignature: true/] },
   { name: 'quorum asks more than its keys', yaml: 'gitops: {quorum: [{path: prod/, keys: [0123456789ABCDEF], required: 2}]}', want: [/gitops\.quorum\.0\.required = 2: at most the number of keys \(1\)/] },
+  { name: 'rollback needs a repo', yaml: 'gitops: {rollback: {enabled: true}}', want: [/gitops\.rollback\.enabled = true: needs gitops\.repoURL/] },
+  { name: 'rollback share above 1', yaml: 'gitops: {rollback: {minHealthyShare: 1.5}}', want: [/gitops\.rollback\.minHealthyShare = 1\.5: must be <= 1/] },
+  { name: 'rollback rate below 0', yaml: 'gitops: {rollback: {maxServfailRate: -0.1}}', want: [/gitops\.rollback\.maxServfailRate = -0\.1: must be >= 0/] },
+  { name: 'rollback minQueries not whole', yaml: 'gitops: {rollback: {minQueries: 2.5}}', want: [/gitops\.rollback\.minQueries = 2\.5: must be (of type )?integer/] },
+  { name: 'rollback window not a duration', yaml: 'gitops: {rollback: {window: soon}}', want: [/gitops\.rollback\.window = "soon": must be a duration/] },
+  { name: 'rollback window not past the check interval', yaml: 'gitops: {rollback: {window: 5s, checkInterval: 5s}}', want: [/gitops\.rollback\.window = "5s": must be longer than gitops\.rollback\.checkInterval \(5s\)/] },
+  { name: 'rollback check interval too short', yaml: 'gitops: {rollback: {checkInterval: 10ms}}', want: [/gitops\.rollback\.checkInterval = "10ms": must be at least 100ms/] },
+  { name: 'rollback with both checks off', yaml: 'gitops: {repoURL: /srv/config.git, requireSignature: false, rollback: {enabled: true, minHealthyShare: 0, maxServfailRate: 1}}', want: [/gitops\.rollback = .*turn both checks off: nothing could trigger a rollback/] },
+  { name: 'rollback unknown key', yaml: 'gitops: {rollback: {threshold: 0.5}}', want: [/gitops\.rollback\.threshold.*unknown key "threshold"/] },
   { name: 'quorum key not a fingerprint', yaml: 'gitops: {quorum: [{path: prod/, keys: [ops], required: 1}]}', want: [/gitops\.quorum\.0\.keys\.0 = "ops"/] },
   { name: 'heartbeat ttl above interval', yaml: 'state: {heartbeatInterval: 10s, heartbeatTTL: 5s}', want: [/state\.heartbeatTTL = "5s": must be greater than state\.heartbeatInterval/] },
   { name: 'backup interval duration', yaml: 'backup: {interval: hourly}', want: [/backup\.interval = "hourly": must be a duration/] },
@@ -105,6 +114,7 @@ test('defaults from the spec fill an empty file', () => {
   assert.deepEqual([c.health.checkinterval, c.health.timeout, c.health.port, c.health.http.path, c.health.http.expectedstatus, c.health.icmpCount], ['10s', '2s', 80, '/', 200, 3]);
   assert.equal(c.health.http.insecureSkipVerify, false);
   assert.deepEqual([c.gitops.branch, c.gitops.pollInterval, c.gitops.requireSignature], ['main', '30s', true]);
+  assert.deepEqual(c.gitops.rollback, { enabled: false, window: '5m', checkInterval: '5s', minHealthyShare: 0.5, maxServfailRate: 0.05, minQueries: 100 });
   assert.deepEqual([c.state.healthPolicy, c.state.quorumMinPercent, c.state.heartbeatInterval, c.state.heartbeatTTL], ['prefer-local', 51, '10s', '30s']);
   assert.deepEqual([c.state.enableConfigSync, c.state.config.mode, c.state.config.stream, c.state.config.subjectPrefix, c.state.config.kvBucket, c.state.config.applyTimeout], [false, 'jetstream', 'SVC.cfg', 'svc.cfg', 'SVC_CFG', '5s']);
   assert.deepEqual([c.backup.enabled, c.backup.dir, c.backup.interval, c.backup.keep], [false, '/var/lib/gslbd/backups', '1h', 24]);

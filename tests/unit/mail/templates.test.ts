@@ -40,3 +40,17 @@ test('alert-health subject for one flip and for a burst', async () => {
   assert.equal(many.subject, '[gslbd] 3 health changes: 2 down, 1 recovered');
   assert.equal(many.text.split('\n').filter((l) => l.startsWith('- ')).length, 3);
 });
+
+test('alert-rollback names the bad revision, the one rolled back to and the breach; or that nothing was rolled back', async () => {
+  const t = new MailTemplates(undefined);
+  const bad = 'b'.repeat(40);
+  const good = 'a'.repeat(40);
+  const base = { type: 'gitops_rollback' as const, revision: bad, reason: 'healthy members 0/2 (0%) below minHealthyShare 50%', creates: 2, updates: 0, deletes: 2, timestamp: 0, node: 'n1', applied: { commit: good, at: 0 } };
+  const rolled = await t.render('alert-rollback', mailVars([{ ...base, rolledBackTo: good, result: 'RolledBack', message: 'rolled back' }], 'n1'));
+  assert.equal(rolled.subject, `[gslbd] GitOps revision ${bad.slice(0, 12)} rolled back to ${good.slice(0, 12)}`);
+  assert.match(rolled.text, new RegExp(`revision ${bad}\\n  breach: healthy members 0/2 \\(0%\\) below minHealthyShare 50%\\n  rolled back to ${good} \\(creates=2 updates=0 deletes=2\\)`));
+  assert.match(rolled.text, new RegExp(`now serving commit ${good}`));
+  const none = await t.render('alert-rollback', mailVars([{ ...base, rolledBackTo: null, result: 'NoGoodRevision', message: 'no earlier revision passed its window; it stays applied' }], 'n1'));
+  assert.equal(none.subject, `[gslbd] GitOps revision ${bad.slice(0, 12)} breached; not rolled back`);
+  assert.match(none.text, /no earlier revision passed its window; it stays applied/);
+});

@@ -1,6 +1,7 @@
-// GitOps: the controller's status (revision, signer, condition), the last refused revision with
-// its reasons, the applied history, and a plan of manifests against the running state shown as
-// the controller's diff (POST /gitops/plan applies nothing). "GitOps not configured" without a repo.
+// GitOps: the controller's status (revision, signer, condition), the automatic rollback (watch,
+// last rollback, pinned-out revisions), the last refused revision with its reasons, the applied
+// history, and a plan of manifests against the running state shown as the controller's diff
+// (POST /gitops/plan applies nothing). "GitOps not configured" without a repo.
 import { api, get } from '../api.js';
 import { h, kv, table, when } from '../dom.js';
 
@@ -70,6 +71,18 @@ export function gitopsView({ perms, say }) {
         h('p', { text: `Revision ${short(st.pendingPlan.revision)} is held back (${st.pendingPlan.reason}): ${c.create} to create, ${c.update} to update, ${c.delete} to delete. A forced reconcile applies it.` }),
         diff(st.pendingPlan.text));
     }
+    const rb = st.rollback;
+    if (rb && (rb.enabled || rb.lastRollback || rb.pinnedOut.length)) {
+      const w = rb.watch;
+      const last = rb.lastRollback;
+      parts.push(h('h2', { id: 'h-rollback', text: 'Automatic rollback' }), h('div', { class: 'panel', id: 'rollback' }, kv([
+        ['Enabled', rb.enabled ? 'yes' : 'no'],
+        ['Last good revision', h('code', { text: short(rb.lastGoodRevision) })],
+        ['Watching', w ? h('span', null, h('code', { text: short(w.revision) }), ` until ${when(w.until)}${w.last ? ` (healthy ${Math.round(w.last.healthyShare * 100)} %, SERVFAIL ${Math.round(w.last.servfailRate * 1000) / 10} % of ${w.last.queries})` : ''}${w.baselineBreach ? `; already in breach at the apply: ${w.baselineBreach}` : ''}`) : '—'],
+        ['Last rollback', last ? h('span', null, h('code', { text: short(last.from) }), last.to ? ' → ' : '', last.to ? h('code', { text: short(last.to) }) : '', ` ${when(last.at)} (${last.result}): ${last.reason}`) : 'none'],
+        ['Pinned out', rb.pinnedOut.length ? h('span', null, ...rb.pinnedOut.map((p) => h('code', { text: `${short(p.revision)} ` }))) : 'none'],
+      ])));
+    }
     if (perms.has('gitops:write')) {
       const btn = h('button', { type: 'button', text: 'Reconcile now' });
       btn.addEventListener('click', async () => {
@@ -94,6 +107,12 @@ export function gitopsView({ perms, say }) {
     show() { visible = true; render(); },
     hide() { visible = false; },
     message(msg) {
+      if (msg.type === 'gitops_rollback') {
+        const p = msg.payload;
+        say(p.rolledBackTo ? `GitOps revision ${short(p.revision)} rolled back to ${short(p.rolledBackTo)}: ${p.reason}` : `GitOps revision ${short(p.revision)} breached: ${p.reason}`, true);
+        if (visible) render();
+        return;
+      }
       if (msg.type !== 'gitops_rejected') return;
       say(`GitOps refused revision ${short(msg.payload.revision)}: ${msg.payload.reason}`, true);
       if (visible) render();
