@@ -34,8 +34,10 @@ export function messageTenant(msg: { type: string; payload: unknown }, snapshots
     case 'submission.created':
     case 'submission.claimed':
       return tenantOfRow('form', p.form_id, snapshots);
+    case 'gitops_rejected':
     case 'gitops_rollback':
-      // the config repo is the system's, and a breach counts every tenant's members: no tenant sees it
+      // the config repo is the system's (its problems name files and rows of every tenant), and a
+      // breach counts every tenant's members: no tenant-bound connection sees these
       return undefined;
     default:
       return null;

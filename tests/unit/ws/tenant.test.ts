@@ -21,6 +21,8 @@ test('messageTenant: resolves the owning tenant per message type', () => {
     { name: 'submission.created by form', msg: { type: 'submission.created', payload: { form_id: 'f1', submission_id: 1 } }, want: 't3' },
     { name: 'submission.claimed by form', msg: { type: 'submission.claimed', payload: { form_id: 'f1', submission_id: 1, by: 'x' } }, want: 't3' },
     { name: 'a submission of an unknown form is nobody\'s', msg: { type: 'submission.created', payload: { form_id: 'nope' } }, want: undefined },
+    { name: 'a GitOps rejection is the system\'s: no tenant sees it', msg: { type: 'gitops_rejected', payload: { revision: 'r', reason: 'ManifestsInvalid', problems: [] } }, want: undefined },
+    { name: 'a GitOps rollback is the system\'s: no tenant sees it', msg: { type: 'gitops_rollback', payload: { revision: 'r' } }, want: undefined },
     { name: 'resource-free message is everyone\'s', msg: { type: 'stats_update', payload: {} }, want: null },
   ];
   for (const r of rows) assert.equal(messageTenant(r.msg, [s]), r.want, r.name);
