@@ -27,6 +27,8 @@ export type Reason =
   | 'TooMuchTrafficChanged'
   | 'RoutingTestsFailed'
   | 'QuorumNotMet'
+  | 'CanaryBaking'
+  | 'CanaryFailed'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

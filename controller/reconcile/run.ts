@@ -12,6 +12,7 @@ import { holdUnsafe, planStep } from './plan.js';
 import { applyStep } from './apply.js';
 import { holdTrafficChange } from '../replay/hold.js';
 import { testStep } from './test.js';
+import { canaryGate, publishCanary } from './canary.js';
 
 /** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
 export interface Finished {
@@ -54,7 +55,8 @@ async function timed<T>(trace: Trace, name: string, fn: () => T | Promise<T>): P
 }
 
 /**
- * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`, each
+ * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`
+ * (with `gitops.canary`, the canary gate after `plan`, and `publishCanary` in place of `apply`), each
  * taking what earlier steps returned; the first failure throws (a ReconcileError, or anything else
  * the caller classifies). Stops early for a head refused before (`skipped`) and for an applied
  * head without drift (`unchanged`).
@@ -74,9 +76,11 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
     holdTrafficChange(r.core, p.plan, req.force, trace.log);
     return p;
   });
+  const route = r.core.config.gitops.canary ? await timed(trace, 'canary', () => canaryGate(r, sha, planned)) : 'direct';
   const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };
   if (planned.unchanged) return { result: 'unchanged', ...done };
   await timed(trace, 'test', () => testStep(r, planned.plan, cases));
+  if (route === 'canary') publishCanary(r, req, sha, verified, planned);
   const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));
   return { result, ...done };
 }

@@ -107,6 +107,11 @@ export function checkConfigSemantics(c: Config): Problem[] {
   if (c.gitops.repoURL && c.gitops.requireSignature && !c.gitops.keyringFile) add(['gitops', 'keyringFile'], undefined, 'required when gitops.requireSignature is true');
   if (c.gitops.verifyAll && !c.gitops.requireSignature) add(['gitops', 'verifyAll'], true, 'needs gitops.requireSignature: true (it verifies signatures)');
   if (c.gitops.quorum.length && !c.gitops.requireSignature) add(['gitops', 'quorum'], undefined, 'needs gitops.requireSignature: true (it counts signatures)');
+  // canary plans and their decisions travel in the config stream (docs/gitops.md "Canary apply")
+  const canary = c.gitops.canary;
+  if (canary && !c.state.enableConfigSync) add(['gitops', 'canary'], undefined, 'needs state.enableConfigSync: true (canary plans and decisions travel in the config stream)');
+  const bake = canary ? parseDuration(canary.bakeTime) : undefined;
+  if (canary && bake !== undefined && bake <= 0) add(['gitops', 'canary', 'bakeTime'], canary.bakeTime, 'must be greater than 0');
   c.gitops.quorum.forEach((q, i) => {
     if (q.required > q.keys.length) add(['gitops', 'quorum', i, 'required'], q.required, `at most the number of keys (${q.keys.length})`);
   });

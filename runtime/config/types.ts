@@ -51,6 +51,8 @@ export interface Config {
     safety: { maxChangePercent: number; minExisting: number };
     /** a query-log sample replayed against every plan, and the share of answers a plan may change (docs/gitops.md "Traffic replay") */
     replayLog?: string; maxChangedTraffic?: number;
+    /** a new revision goes to these nodes first and fans out after the bake, unless its signals breach (docs/gitops.md "Canary apply") */
+    canary?: { nodes: string[]; bakeTime: string; minHealthyShare: number; maxServfailRate: number; minQueries: number };
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
   state: {

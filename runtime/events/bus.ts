@@ -24,6 +24,8 @@ export interface BusEvents {
   health_transition: [HealthTransition];
   /** a GitOps revision was refused (bad signature, invalid manifests, held-back plan) */
   gitops_rejected: [{ revision: string; reason: string; message: string }];
+  /** the config stream settled a canary revision on this node: promoted, or aborted with the reason (docs/gitops.md "Canary apply") */
+  gitops_canary: [{ revision: string; verdict: 'promote' | 'abort'; reason: string | null }];
   /** an event of the form service (`submission.created`, `submission.claimed`; docs/forms.md "Events"), of one workspace */
   form_event: [FormEvent];
 }
