@@ -18,7 +18,8 @@ const short = (sha: string) => sha.slice(0, 12);
  * empty plan, the first revision (nothing to return to), and a promoted revision this node's
  * stream consumer has passed (then the status takes it as applied). Returns `canary` for a revision
  * to publish. A newer head while another revision bakes supersedes it: an abort is published and
- * the new head goes out at the next reconcile (one canary at a time). Errors: stalled CanaryFailed
+ * the new head goes out at the next reconcile (one canary at a time); while the other revision is
+ * still queued in the outbox (not yet in the stream), the new head waits. Errors: stalled CanaryFailed
  * (aborted; refused until a newer commit, like any stalled head); waiting CanaryBaking (queued,
  * baking, or promoted and not yet applied here); transient ApplyFailed (the supersede could not
  * be published).
@@ -40,13 +41,16 @@ export async function canaryGate(r: Reconciler, sha: string, planned: Planned): 
   }
   if (planned.plan.changes.length === 0 || !r.store.lastApplied()) return 'direct';
   const other = port.inFlight();
-  if (other && other !== sha) {
+  if (other && other.revision !== sha) {
+    const rev = short(other.revision);
+    // a plan still in the outbox is not in the stream yet: an abort must not overtake it
+    if (other.phase === 'queued') throw waiting('CanaryBaking', `revision ${rev} is queued for the canary nodes; ${short(sha)} follows once it is decided`);
     try {
-      await port.supersede(other, short(sha));
+      await port.supersede(other.revision, short(sha));
     } catch (err) {
-      throw transient('ApplyFailed', `revision ${short(other)} is baking and could not be superseded by ${short(sha)}: ${(err as Error).message}`, { cause: err });
+      throw transient('ApplyFailed', `revision ${rev} is baking and could not be superseded by ${short(sha)}: ${(err as Error).message}`, { cause: err });
     }
-    throw waiting('CanaryBaking', `revision ${short(other)} was baking: aborted as superseded by ${short(sha)}, which goes to the canary nodes next`);
+    throw waiting('CanaryBaking', `revision ${rev} was baking: aborted as superseded by ${short(sha)}, which goes to the canary nodes next`);
   }
   return 'canary';
 }

@@ -22,8 +22,8 @@ export interface CanaryState {
 /** What the GitOps controller asks of canary apply (`core.ports.canary`; docs/gitops.md "Canary apply"). */
 export interface CanaryPort {
   state(revision: string): CanaryState | undefined;
-  /** the canary revision queued or baking now, if any */
-  inFlight(): string | undefined;
+  /** the canary revision baking now, or else one still queued in the outbox, if any */
+  inFlight(): { revision: string; phase: 'queued' | 'baking' } | undefined;
   /**
    * Queues `plan` on the config stream as a canary plan, through the outbox, without applying it
    * here: this node applies it from the stream like every other (at once if it is a canary node).
@@ -58,9 +58,10 @@ export function canaryPort(deps: {
     },
     inFlight() {
       const baking = store.baking()?.revision;
-      if (baking) return baking;
+      if (baking) return { revision: baking, phase: 'baking' };
       // a canary plan still in the outbox (the bus is down, or the publish is under way)
-      return ledger.pending().find((p) => (JSON.parse(p.body) as ConfigMsg).canary !== undefined)?.revision;
+      const queued = ledger.pending().find((p) => (JSON.parse(p.body) as ConfigMsg).canary !== undefined)?.revision;
+      return queued ? { revision: queued, phase: 'queued' } : undefined;
     },
     start(plan, c) {
       const at = now();

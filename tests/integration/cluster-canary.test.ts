@@ -169,7 +169,6 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
   try {
     const { leaderNode, body } = await reconcile();
     assert.equal(body.reason, 'CanaryBaking', body.message);
-    await waitFor('a serves the bad revision', async () => (await commitOf(a)) === bad, 10_000, 20);
     const refused = await waitFor('the leader refuses the revision', async () => {
       const s = await status(leaderNode, '/gitops/status');
       return s.reason === 'CanaryFailed' && s;
@@ -180,13 +179,16 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
     assert.equal(refused.canary.revision, bad);
     assert.equal(refused.canary.phase, 'aborted');
     assert.match(refused.canary.reason, /^node a: healthy members 0\/1/);
-    assert.equal(refused.canary.verdicts[0].healthyShare, 0);
+    assert.deepEqual([refused.canary.verdicts[0].node, refused.canary.verdicts[0].applied, refused.canary.verdicts[0].healthyShare], ['a', true, 0], 'a applied it, and its healthy share fell');
     assert.equal(refused.recentRejections[0].sha, bad);
     assert.equal(refused.recentRejections[0].reason, 'CanaryFailed');
 
     await waitFor('a returns to the previous revision', async () => (await commitOf(a)) === good && (await answerOf(a)) === '127.0.0.2', 10_000, 20);
+    // a applied the bad revision, then the undo, recorded as the revision it returned to
+    const hist = (await get(a, '/api/v1/gitops/history?limit=2')) as { sha: string; trigger: string | null }[];
+    assert.deepEqual(hist.map((h) => [h.sha, h.trigger]), [[good, 'canary-abort'], [bad, 'manual']]);
     // every node knows the outcome
-    for (const n of [a, c]) assert.equal((await status(n, '/cluster')).canary.phase, 'aborted', n.id);
+    for (const n of [a, c]) await waitFor(`${n.id} knows the abort`, async () => (await status(n, '/cluster')).canary?.phase === 'aborted', 5_000, 50);
     // the refused head is not tried again
     const again = await call(leaderNode.url, 'POST', '/api/v1/gitops/reconcile', {}, H);
     assert.equal(again.body.reason, 'CanaryFailed');

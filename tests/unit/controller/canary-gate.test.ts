@@ -15,7 +15,7 @@ const planned = (o: { changes?: number; drift?: boolean; unchanged?: boolean } =
 });
 
 /** A reconciler with only what the gate reads; `superseded` records what it aborted. */
-function fake(o: { state?: CanaryState; inFlight?: string; lastApplied?: string | undefined; canary?: boolean; port?: boolean }) {
+function fake(o: { state?: CanaryState; inFlight?: { revision: string; phase: 'queued' | 'baking' }; lastApplied?: string | undefined; canary?: boolean; port?: boolean }) {
   const superseded: string[] = [];
   const port: CanaryPort = {
     state: () => o.state, inFlight: () => o.inFlight, start: () => undefined, status: () => null,
@@ -42,7 +42,8 @@ const rows: { name: string; given: Parameters<typeof fake>[0]; planned?: Planned
   { name: 'promoted and applied here', given: { state: { phase: 'promoted', reason: null, settled: true } }, planned: planned({ changes: 0, unchanged: true }), want: 'direct' },
   { name: 'aborted: refused until a newer commit', given: { state: { phase: 'aborted', reason: 'node a: healthy members 0/1', settled: true } }, want: 'stalled CanaryFailed' },
   { name: 'aborted is judged before anything else', given: { state: { phase: 'aborted', reason: 'x', settled: true }, lastApplied: undefined }, want: 'stalled CanaryFailed' },
-  { name: 'another revision bakes: it is superseded', given: { inFlight: OLD }, want: 'waiting CanaryBaking' },
+  { name: 'another revision bakes: it is superseded', given: { inFlight: { revision: OLD, phase: 'baking' } }, want: 'waiting CanaryBaking' },
+  { name: 'another revision is still in the outbox: wait, an abort must not overtake it', given: { inFlight: { revision: OLD, phase: 'queued' } }, want: 'waiting CanaryBaking' },
 ];
 
 test('canary gate of the controller: direct, canary, waiting or refused', async () => {
@@ -57,6 +58,6 @@ test('canary gate of the controller: direct, canary, waiting or refused', async 
       if (err.reason === 'CanaryFailed') assert.match(err.message, /was aborted: .*push a newer commit/, row.name);
     }
     assert.equal(got, row.want, row.name);
-    assert.deepEqual(superseded, row.given.inFlight ? [`${OLD}>${SHA.slice(0, 12)}`] : [], row.name);
+    assert.deepEqual(superseded, row.given.inFlight?.phase === 'baking' && row.given.inFlight.revision !== SHA ? [`${OLD}>${SHA.slice(0, 12)}`] : [], row.name);
   }
 });
