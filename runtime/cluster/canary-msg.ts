@@ -75,11 +75,22 @@ export function isCanarySpec(v: unknown): v is CanarySpec {
     && typeof s.previous === 'object' && s.previous !== null && isStr(s.previous.revision);
 }
 
+const numOrNull = (v: unknown) => v === null || isNum(v);
+
+/** Shape check of one node's verdict in a decision. */
+function isNodeVerdict(v: unknown): v is CanaryNodeVerdict {
+  const n = v as Partial<CanaryNodeVerdict> | undefined;
+  return typeof n === 'object' && n !== null && isStr(n.node) && typeof n.live === 'boolean' && typeof n.applied === 'boolean'
+    && numOrNull(n.appliedAt) && numOrNull(n.healthyShare) && numOrNull(n.servfailRate) && numOrNull(n.queries)
+    && (n.breach === null || typeof n.breach === 'string');
+}
+
 /** Shape check of a decision. */
 export function isCanaryDecision(v: unknown): v is CanaryDecision {
   const d = v as Partial<CanaryDecision> | undefined;
   return typeof d === 'object' && d !== null && isStr(d.revision) && (d.verdict === 'promote' || d.verdict === 'abort')
-    && isStr(d.node) && isNum(d.at) && Array.isArray(d.verdicts);
+    && (d.reason === null || typeof d.reason === 'string') && isStr(d.node) && isNum(d.at)
+    && Array.isArray(d.verdicts) && d.verdicts.every(isNodeVerdict);
 }
 
 const isSignals = (v: unknown): boolean => {

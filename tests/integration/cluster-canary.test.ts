@@ -12,6 +12,7 @@ import { startGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 import { dig } from '../helpers/dns-tools.js';
 import { freePort } from '../helpers/proc.js';
 import { documentChecker } from '../helpers/openapi-check.js';
+import { Recorder } from '../helpers/recorder.js';
 
 const KEY = 'c'.repeat(64);
 const H = { authorization: `Bearer ${KEY}` };
@@ -23,6 +24,8 @@ let fx: GitFixture;
 let a: GslbdNode, b: GslbdNode, c: GslbdNode;
 let first = '', good = '';
 let check: ReturnType<typeof documentChecker>;
+const metricsPorts = new Map<string, number>();
+const alerts = new Recorder();
 
 const get = async (n: GslbdNode, path: string) => {
   const r = await call(n.url, 'GET', path, undefined, H);
@@ -46,6 +49,15 @@ const rowsOf = async (n: GslbdNode) => {
     out.push(p, await get(n, `/api/v1/pools/${p.id}/members`), (await call(n.url, 'GET', `/api/v1/pools/${p.id}/healthcheck`, undefined, H)).body);
   }
   return JSON.stringify(out);
+};
+/** gslbd_gitops_canary_total by result, summed over the three nodes (each decision is counted on the node that made it). */
+const canaryCounts = async () => {
+  const sum: Record<string, number> = {};
+  for (const n of [a, b, c]) {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPorts.get(n.id)}/metrics`)).text();
+    for (const m of text.matchAll(/^gslbd_gitops_canary_total\{[^}]*result="(\w+)"[^}]*\} (\d+)$/gm)) sum[m[1]!] = (sum[m[1]!] ?? 0) + Number(m[2]);
+  }
+  return sum;
 };
 const leader = async () => {
   for (const n of [b, a, c]) if ((await get(n, '/api/v1/cluster')).gitLeader.holds) return n;
@@ -73,10 +85,16 @@ before(async () => {
   first = fx.repo.commit('web on 127.0.0.1', fx.ops);
   const nats = await startNats();
   const state = { ...STATE, nats: { servers: [nats.url] } };
+  const hook = `${await alerts.start()}/hook`;
+  const spawn = async (id: string) => {
+    metricsPorts.set(id, await freePort());
+    const extra = { gitops: fx.gitops, metrics: { enablePrometheus: true, listenAddr: '127.0.0.1', port: metricsPorts.get(id) }, alerts: { webhooks: [{ url: hook }] } };
+    return spawnGslbd(id, state, extra, ENV);
+  };
   // b first, so that the git leader is a node that is not a canary node
-  b = await spawnGslbd('b', state, { gitops: fx.gitops }, ENV);
+  b = await spawn('b');
   await waitFor('b holds the git lease', async () => (await get(b, '/api/v1/cluster')).gitLeader.holds, 15_000, 50);
-  [a, c] = await Promise.all([spawnGslbd('a', state, { gitops: fx.gitops }, ENV), spawnGslbd('c', state, { gitops: fx.gitops }, ENV)]);
+  [a, c] = await Promise.all([spawn('a'), spawn('c')]);
   check = documentChecker((await call(b.url, 'GET', '/api/v1/openapi.json')).body);
   for (const n of [a, b, c]) await waitFor(`${n.id} sees 3 nodes`, async () => (await get(n, '/api/v1/cluster')).liveNodes.length === 3, 15_000);
 });
@@ -84,6 +102,7 @@ before(async () => {
 after(async () => {
   await stopAllGslbd();
   await stopAllNats();
+  await alerts.stop();
   await fx?.close();
 });
 
@@ -140,6 +159,7 @@ test('a good revision is served by the canary node first, and by the others only
   assert.equal(ra, rb);
   assert.equal(rb, rc);
   for (const n of [a, b, c]) assert.equal((await status(n, '/cluster')).config.holding, undefined, `${n.id} holds nothing`);
+  assert.deepEqual(await canaryCounts(), { started: 1, promoted: 1 });
   // every node records the commit's facts with the revision, also the ones that got it from the stream
   const hist = (await get(c, '/api/v1/gitops/history?limit=1'))[0];
   assert.equal(hist.sha, good);
@@ -183,7 +203,11 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
     assert.equal(refused.recentRejections[0].sha, bad);
     assert.equal(refused.recentRejections[0].reason, 'CanaryFailed');
 
-    await waitFor('a returns to the previous revision', async () => (await commitOf(a)) === good && (await answerOf(a)) === '127.0.0.2', 10_000, 20);
+    // one alert, from the leader: the revision was refused, with the breach
+    const alert = await waitFor('the CanaryFailed alert', () => alerts.requests.find((r) => r.json?.type === 'gitops_rejected' && r.json.revision === bad)?.json, 10_000, 50);
+    assert.equal(alert.reason, 'CanaryFailed');
+    assert.match(alert.message, /node a: healthy members 0\/1/);
+        await waitFor('a returns to the previous revision', async () => (await commitOf(a)) === good && (await answerOf(a)) === '127.0.0.2', 10_000, 20);
     // a applied the bad revision, then the undo, recorded as the revision it returned to
     const hist = (await get(a, '/api/v1/gitops/history?limit=2')) as { sha: string; trigger: string | null }[];
     assert.deepEqual(hist.map((h) => [h.sha, h.trigger]), [[good, 'canary-abort'], [bad, 'manual']]);
@@ -197,7 +221,9 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
     watching = false;
     await watcher;
   }
+  assert.deepEqual(await canaryCounts(), { started: 2, promoted: 1, aborted: 1 });
   assert.ok(samples >= 10, `only ${samples} samples of b and c`);
+  assert.equal(alerts.requests.filter((r) => r.json?.type === 'gitops_rejected').length, 1, 'one rejection alert for the cluster');
   assert.deepEqual(seen, [], 'b and c served the aborted revision');
   const [ra, rb, rc] = await Promise.all([a, b, c].map(rowsOf));
   assert.equal(rb, rowsBefore, 'b never changed');
