@@ -100,7 +100,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   if (config) state.config = () => ({ enabled: true, ...config.status() });
   const lease = cfg.enableConfigSync ? startGitLease({ link, names, ttlMs, log, metrics }) : undefined;
   if (lease) { state.gitLeader = lease; core.ports.gitLeader = lease; }
-  // canary decisions are judged as often as canary nodes report (each heartbeat), at most every second
+  // canary decisions are judged as often as canary nodes report (each heartbeat), and at least every second
   const coordinator = lease && watch ? startCanaryCoordinator({ link, names, lease, store: canaries, watch, metrics, log, tickMs: Math.min(1_000, intervalMs) }) : undefined;
   if (config && watch && coordinator) {
     core.ports.canary = canaryPort({ node: names.node, store: canaries, ledger, watch, coordinator, metrics, flush: () => void config.flush() });
