@@ -28,6 +28,8 @@ export type Reason =
   | 'RoutingTestsFailed'
   | 'QuorumNotMet'
   | 'RolledBack'
+  | 'CanaryBaking'
+  | 'CanaryFailed'
   | 'ApplyConflict'
   | 'ApplyFailed';
 

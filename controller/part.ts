@@ -2,6 +2,7 @@ import { PARTS } from '../runtime/parts.js';
 import { gitopsRoutes } from './routes.js';
 import { replayRoutes } from './replay/routes.js';
 import { GitOpsController } from './controller.js';
+import { followCanary } from './reconcile/canary.js';
 
 /**
  * The gitops part: routes under /api/v1/gitops in setup, the reconcile loop once the API listens
@@ -20,6 +21,7 @@ PARTS.push({
     const ctl = controllers.get(core);
     if (!ctl) return;
     ctl.start();
-    return () => ctl.stop();
+    const offCanary = followCanary(core, ctl);
+    return () => { offCanary(); return ctl.stop(); };
   },
 });

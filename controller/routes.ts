@@ -30,7 +30,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
       response: { 200: { description: 'the status with `recentRejections`', ...gitops('Status') }, ...errorResponses() },
     },
   }, async () => ({
-    ...ctl.status(), provenance: provenanceJson(core.holder.provenance), recentRejections: ctl.store.attempts(10),
+    ...ctl.status(), provenance: provenanceJson(core.holder.provenance), canary: core.ports.canary?.status() ?? null, recentRejections: ctl.store.attempts(10),
   }));
 
   app.get<{ Querystring: HistoryQuery }>('/gitops/history', {
@@ -56,7 +56,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
     const run = ctl.trigger({ trigger: { kind: 'manual', receivedAt: Date.now() }, force: req.body.force === true });
     if (!run) throw badRequest(NOT_CONFIGURED);
     const { status } = await run;
-    return { ...status, provenance: provenanceJson(core.holder.provenance) };
+    return { ...status, provenance: provenanceJson(core.holder.provenance), canary: core.ports.canary?.status() ?? null };
   });
 
   // a whole repo travels in this body: allow more than api.bodyLimit (authenticated callers only)

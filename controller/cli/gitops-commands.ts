@@ -26,6 +26,8 @@ import { readManifestDir } from './manifest-dir.js';
 import { EXIT, inputError } from './exit-codes.js';
 import { countProblems, locateProblems } from './problem-output.js';
 import { formatProblem } from '../../runtime/config/problem.js';
+import { renderCanary } from './canary-format.js';
+import type { CanaryStatus } from '../../runtime/cluster/canary-port.js';
 
 type Flags = Record<string, string | boolean>;
 const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
@@ -254,7 +256,7 @@ export function renderRollback(rb: RollbackStatus | undefined, now = Date.now())
 }
 
 /** The `gslbctl status` text (also after `reconcile`). `now` is the client's clock. */
-export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; provenance?: { text: string } }, now = Date.now()): string {
+export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; provenance?: { text: string }; canary?: CanaryStatus | null }, now = Date.now()): string {
   const since = renderFailingSince(s, now);
   const lines = [
     `Ready:          ${s.ready ? 'True' : 'False'} (${s.reason}${s.errorClass ? `, ${s.errorClass}` : ''})`,
@@ -264,6 +266,7 @@ export function renderStatus(s: GitOpsStatus & { recentRejections?: Attempt[]; p
     `Observed:       ${s.observedRevision ?? '-'}`,
     `Last applied:   ${s.lastAppliedRevision ?? '-'} at ${when(s.lastAppliedAt)}${s.lastSigner ? ` signed by ${s.lastSigner}` : ''}`,
     ...(s.provenance ? [`Serving:        ${s.provenance.text}`] : []),
+    ...(s.canary ? [renderCanary(s.canary)] : []),
     `Last attempt:   ${when(s.lastAttemptAt)}${s.failures ? ` (${s.failures} consecutive failure${s.failures === 1 ? '' : 's'})` : ''}`,
     `Next attempt:   ${when(s.nextAttemptAt)}`,
   ];

@@ -13,6 +13,7 @@ import { applyStep } from './apply.js';
 import { holdTrafficChange } from '../replay/hold.js';
 import { testStep } from './test.js';
 import { rollbackStep, type RolledBack } from '../rollback/apply.js';
+import { canaryGate, publishCanary } from './canary.js';
 
 /** A reconcile that ran to its end: applied, recorded an empty commit, or found nothing to do. */
 export interface Finished {
@@ -55,7 +56,8 @@ async function timed<T>(trace: Trace, name: string, fn: () => T | Promise<T>): P
 }
 
 /**
- * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`, each
+ * The steps in order (DESIGN data flow): `source → verify → load → validate → plan → test → apply`
+ * (with `gitops.canary`, the canary gate after `plan`, and `publishCanary` in place of `apply`), each
  * taking what earlier steps returned; the first failure throws (a ReconcileError, or anything else
  * the caller classifies). Stops early for a head refused before (`skipped`) and for an applied
  * head without drift (`unchanged`). A pending rollback runs first, and when it is applied it ends
@@ -80,9 +82,12 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
     holdTrafficChange(r.core, p.plan, req.force, trace.log);
     return p;
   });
+  const route = r.core.config.gitops.canary ? await timed(trace, 'canary', () => canaryGate(r, sha, planned)) : 'direct';
   const done = { sha, signer: verified.signer, plan: planned.plan, drift: planned.drift };
   if (planned.unchanged) return { result: 'unchanged', ...done };
   await timed(trace, 'test', () => testStep(r, planned.plan, cases));
+  // ends the reconcile as waiting (CanaryBaking): the stream carries the plan from here
+  if (route === 'canary') publishCanary(r, req, sha, verified, planned);
   // the reading the rollback watch compares with: right before the apply
   const baseline = planned.drift ? undefined : r.rollback.baseline();
   const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));

@@ -1,6 +1,7 @@
 import type { GitLeader } from './lease.js';
 import type { Liveness } from './liveness.js';
 import type { PeerHealth } from './peer-health.js';
+import type { CanaryStatus } from './canary-watch.js';
 
 /** What the cluster part exposes to its routes and to tests (`core.ports.cluster`). */
 export interface ClusterState {
@@ -12,7 +13,13 @@ export interface ClusterState {
   live: Liveness;
   peers: PeerHealth;
   gitLeader: GitLeader;
-  config: () => { enabled: boolean; lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined };
+  config: () => {
+    enabled: boolean; lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined;
+    /** the canary plan this node holds, and how many messages wait behind it (it included) */
+    holding?: { revision: string; seq: number; messages: number } | undefined;
+  };
+  /** the latest canary revision (docs/gitops.md "Canary apply"); null without one or without config sync */
+  canary: () => CanaryStatus | null;
   /** runs the health catch-up now (tests; reconnect) */
   catchUp: () => Promise<void>;
   /**

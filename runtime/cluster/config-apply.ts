@@ -1,4 +1,5 @@
 import type { Core } from '../app.js';
+import type { Plan } from '../../controller/plan/types.js';
 import { rebasePlan } from '../../controller/plan/rebase.js';
 import { planId } from '../../controller/plan/plan-id.js';
 import type { ConfigMsg } from './config-msg.js';
@@ -13,10 +14,12 @@ export type ConfigApplyResult = { applied: true } | { applied: false; reason: st
  * ledger is skipped (published twice: applied once); otherwise the plan is rebased on the local
  * rows and applied through `core.apply` as `fromStream`, with its ledger row in the apply's own
  * transaction (also when it rebased to nothing), so a node killed at any point has both or
- * neither. Failures are retried with backoff until `timeoutMs`; then the result says why.
+ * neither; `alsoInTransaction` (a canary node's record of what it applied) joins that transaction
+ * with the rebased plan. Failures are retried with backoff until `timeoutMs`; then the result says why.
  */
 export async function applyConfigMessage(
   deps: { core: Pick<Core, 'apply' | 'holder'>; ledger: ConfigLedger; timeoutMs: number }, seq: number, msg: ConfigMsg,
+  alsoInTransaction?: (rebased: Plan) => void,
 ): Promise<ConfigApplyResult> {
   const { core, ledger } = deps;
   if (ledger.seqOf(msg.plan.revision) !== undefined) return { applied: true };
@@ -27,8 +30,11 @@ export async function applyConfigMessage(
     try {
       const rebased = rebasePlan(msg.plan, core.holder.current);
       core.apply(rebased, {
-        force: true, fromStream: true, meta: { cluster: { seq, node: msg.node }, ...provenance },
-        inTransaction: () => ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now()),
+        force: true, fromStream: true, meta: { ...msg.meta, cluster: { seq, node: msg.node }, ...provenance },
+        inTransaction: () => {
+          ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now());
+          alsoInTransaction?.(rebased);
+        },
       });
       return { applied: true };
     } catch (err) {

@@ -1,15 +1,23 @@
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
-import { applyConfigMessage } from './config-apply.js';
-import { parseConfigMsg, type ConfigMsg } from './config-msg.js';
+import { parseStreamItem, decisionKey } from './canary-msg.js';
+import { admit, OPEN_GATE, type GateState, type GateStep } from './canary-gate.js';
+import { runGateStep } from './canary-apply.js';
+import type { CanaryStore } from './canary-store.js';
 import type { ConfigLedger } from './ledger.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import { sleep, type NatsLink } from './nats-link.js';
 
-/** Where the consumer stands: the last applied sequence and revision, and why it stalled. */
-export interface ConsumerStatus { lastSeq: number; lastRevision: string; stalled: string | undefined }
+/**
+ * Where the consumer stands: the last applied sequence and revision, why it stalled, and the
+ * canary plan it holds (with the messages held behind it, the canary plan included).
+ */
+export interface ConsumerStatus {
+  lastSeq: number; lastRevision: string; stalled: string | undefined;
+  holding: { revision: string; seq: number; messages: number } | undefined;
+}
 
 /** Reads the config stream in order and applies it (config-apply.ts). */
 export interface ConfigConsumer {
@@ -21,35 +29,54 @@ export interface ConfigConsumer {
 
 /**
  * The config-stream consumer: an ordered consumer from the last applied sequence + 1 (no durable
- * consumer needed: the ledger is the position). Messages that are not plans are skipped by every
- * node alike; a plan that cannot be applied within `applyTimeoutMs` stops the consumer, which
- * retries from the same sequence after a pause (never skips). A watchdog replaces a consumer whose
- * server died (docs/cluster.md "Config sync"). Never throws.
+ * consumer needed: the ledger is the position). Messages that are neither plans nor canary
+ * decisions are skipped by every node alike; each other message passes the canary gate
+ * (canary-gate.ts), which applies it, holds it behind a canary plan, or releases what it held;
+ * a step that cannot be run within `applyTimeoutMs` stops the consumer, which retries from the
+ * same sequence after a pause (never skips). A watchdog replaces a consumer whose server died
+ * (docs/cluster.md "Config sync"). Never throws.
  */
 export function startConfigConsumer(deps: {
-  core: Pick<Core, 'apply' | 'holder'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number;
+  core: Pick<Core, 'apply' | 'holder' | 'bus'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore;
+  metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number; onCanaryApplied?: (revision: string) => void;
 }): ConfigConsumer {
   const { link, names, ledger, metrics, log } = deps;
-  const st: ConsumerStatus = { lastSeq: ledger.lastSeq(), lastRevision: ledger.lastRevision(), stalled: undefined };
+  const st: ConsumerStatus = { lastSeq: ledger.lastSeq(), lastRevision: ledger.lastRevision(), stalled: undefined, holding: undefined };
   metrics.configSeq.set({ peer: names.node }, st.lastSeq);
   let stopped = false;
   let consuming = false;
   let current: { stop: () => void } | undefined;
   let watch: { consumer: { info: (cached?: boolean) => Promise<{ num_pending: number }> }; progressAt: number; seq: number } | undefined;
+  const stepDeps = { core: deps.core, ledger, store: deps.canaries, timeoutMs: deps.applyTimeoutMs, ...(deps.onCanaryApplied ? { onCanaryApplied: deps.onCanaryApplied } : {}) };
+  const gateEnv = {
+    self: names.node,
+    decided: (revision: string) => {
+      const phase = deps.canaries.get(revision)?.phase;
+      return phase === 'promoted' ? 'promote' as const : phase === 'aborted' ? 'abort' as const : undefined;
+    },
+  };
 
-  /** Applies one message; false when it could not be applied in time. */
-  const apply = async (seq: number, msg: ConfigMsg): Promise<boolean> => {
-    const r = await applyConfigMessage({ core: deps.core, ledger, timeoutMs: deps.applyTimeoutMs }, seq, msg);
+  /** Runs one gate step; false when it could not be run in time. */
+  const run = async (step: GateStep): Promise<boolean> => {
+    const revision = step.op === 'decide' ? decisionKey(step.decision) : step.msg.plan.revision;
+    const r = await runGateStep(stepDeps, step);
     if (!r.applied) {
       st.stalled = r.reason;
       metrics.applyFailures.inc();
-      log.error({ err: r.err, seq, revision: msg.plan.revision }, 'config plan could not be applied within applyTimeout; retrying later from the same sequence');
+      log.error({ err: r.err, seq: step.seq, revision }, 'config plan could not be applied within applyTimeout; retrying later from the same sequence');
       return false;
     }
-    st.lastSeq = seq; st.lastRevision = msg.plan.revision; st.stalled = undefined;
+    if (step.op === 'hold') {
+      log.info({ seq: step.seq, revision, nodes: step.msg.canary?.nodes }, 'canary plan held until its decision; later config messages wait behind it');
+      return true;
+    }
+    if (step.op === 'canary') log.info({ seq: step.seq, revision }, 'canary plan applied on this canary node');
+    if (step.op === 'skip') log.warn({ seq: step.seq, revision }, 'aborted canary plan skipped');
+    if (step.op === 'decide') log.info({ seq: step.seq, revision: step.decision.revision, verdict: step.decision.verdict, reason: step.decision.reason }, 'canary decision recorded');
+    st.lastSeq = step.seq; st.lastRevision = revision; st.stalled = undefined;
     metrics.received.inc({ type: 'config' });
-    metrics.configSeq.set({ peer: names.node }, seq);
-    if (msg.node !== names.node) metrics.mergeLag.observe({ type: 'config' }, Math.max(0, Date.now() - msg.at) / 1000);
+    metrics.configSeq.set({ peer: names.node }, step.seq);
+    if (step.op !== 'decide' && step.msg.node !== names.node) metrics.mergeLag.observe({ type: 'config' }, Math.max(0, Date.now() - step.msg.at) / 1000);
     return true;
   };
 
@@ -82,13 +109,21 @@ export function startConfigConsumer(deps: {
           current = messages;
           watch = { consumer, progressAt: Date.now(), seq: ledger.lastSeq() };
           let failed = false;
+          // a fresh consumer starts at the first message not recorded: a held canary plan is read again
+          let gate: GateState = OPEN_GATE;
+          st.holding = undefined;
           for await (const m of messages as AsyncIterable<JsMsg>) {
             if (stopped) break;
-            const body = parseConfigMsg(m.data);
+            const item = parseStreamItem(m.seq, m.data);
             // not a plan at all: no node can apply it, so every node skips it alike
-            if (!body) { log.error({ seq: m.seq }, 'config message that is not a plan skipped'); continue; }
+            if (!item) { log.error({ seq: m.seq }, 'config message that is not a plan skipped'); continue; }
             if (m.seq <= ledger.lastSeq()) continue;
-            if (!(await apply(m.seq, body))) { failed = true; break; }
+            const out = admit(gate, item, gateEnv);
+            gate = out.state;
+            const h = gate.holding;
+            st.holding = h ? { revision: h.revision, seq: h.seq, messages: h.items.length } : undefined;
+            for (const step of out.steps) if (!(await run(step))) { failed = true; break; }
+            if (failed) break;
           }
           messages.stop();
           current = undefined;

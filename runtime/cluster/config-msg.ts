@@ -1,4 +1,5 @@
 import type { Plan } from '../../controller/plan/types.js';
+import type { CanarySpec } from './canary-msg.js';
 
 /** The body of a config-stream message. */
 export interface ConfigMsg {
@@ -8,6 +9,13 @@ export interface ConfigMsg {
   at: number;
   /** fingerprint of the git commit's signer, so every node reports the same provenance (absent for REST plans) */
   signer?: string | null;
+  /**
+   * present on a canary plan (docs/gitops.md "Canary apply"): applied at once by the canary nodes,
+   * held by the others until a decision for its revision follows in the stream
+   */
+  canary?: CanarySpec;
+  /** the git commit's facts (author, committer, message, commit time, trigger) a canary plan carries, recorded with the revision on every node */
+  meta?: Record<string, unknown>;
 }
 
 /** Shape check of a stream message before it is applied. */
@@ -16,18 +24,4 @@ export function isConfigMsg(v: unknown): v is ConfigMsg {
   return typeof m === 'object' && m !== null && typeof m.node === 'string' && typeof m.at === 'number'
     && typeof m.plan === 'object' && m.plan !== null && typeof m.plan.revision === 'string' && m.plan.revision !== ''
     && Array.isArray(m.plan.changes) && typeof m.plan.origin === 'string';
-}
-
-/**
- * Parses a stream message's bytes. Returns undefined for anything that is not a plan message
- * (bad JSON, wrong shape): no node can apply it, so every node skips it alike.
- */
-export function parseConfigMsg(data: Uint8Array): ConfigMsg | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return undefined;
-  }
-  return isConfigMsg(body) ? body : undefined;
 }

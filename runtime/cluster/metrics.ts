@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-/** The cluster part's Prometheus metrics (prefix `gslbd_state_`). */
+/** The cluster part's Prometheus metrics (prefix `gslbd_state_`, and the canary coordinator's `gslbd_gitops_canary_total`). */
 export interface ClusterMetrics {
   connected: Gauge;
   published: Counter<'type'>;
@@ -10,6 +10,7 @@ export interface ClusterMetrics {
   liveNodes: Gauge;
   configSeq: Gauge<'peer'>;
   applyFailures: Counter;
+  canary: Counter<'result'>;
 }
 
 /** Registers the metrics on the core registry. */
@@ -27,5 +28,6 @@ export function createClusterMetrics(registry: Registry): ClusterMetrics {
     liveNodes: new Gauge({ name: 'gslbd_state_live_nodes', help: 'live nodes of the cluster, this node included', registers }),
     configSeq: new Gauge({ name: 'gslbd_state_config_applied_seq', help: 'last config stream sequence applied, per node of the cluster (from heartbeats; this node as peer=self id)', labelNames: ['peer'], registers }),
     applyFailures: new Counter({ name: 'gslbd_state_config_apply_failures_total', help: 'config plans from the stream that failed to apply within applyTimeout', registers }),
+    canary: new Counter({ name: 'gslbd_gitops_canary_total', help: 'canary revisions by result: started (queued by the git leader), promoted, aborted, superseded (published by the coordinator)', labelNames: ['result'], registers }),
   };
 }

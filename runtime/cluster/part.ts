@@ -18,6 +18,11 @@ import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
+import { CanaryStore } from './canary-store.js';
+import { CanaryWatch } from './canary-watch.js';
+import { startCanaryCoordinator } from './canary-coordinator.js';
+import { canaryPort } from './canary-port.js';
+import { isCanaryReport } from './canary-msg.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -35,7 +40,9 @@ const CATCH_UP_MS = 30_000;
  * The cluster part (DESIGN decision 8, docs/cluster.md). Always installs the health policy and the
  * `/cluster` routes. With `state.nats.servers` set it also: replaces `core.sessions`/`core.nonces`
  * with KV stores, syncs health flips and heartbeats, runs config sync when
- * `state.enableConfigSync`, and holds the git leader lease (`core.ports.gitLeader`). Without servers
+ * `state.enableConfigSync`, with canary apply (`core.ports.canary`: the canary gate in the consumer,
+ * canary reports in heartbeats, the coordinator on the lease holder), and holds the git leader
+ * lease (`core.ports.gitLeader`). Without servers
  * the node is self-contained and `gitLeader.holds()` is always true.
  */
 function setupCluster(core: Core, ext: ApiExtensions): void {
@@ -54,6 +61,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     enabled, node: names.node, cluster: names.cluster, policy: cfg.healthPolicy,
     connected: () => false, live, peers, gitLeader: ALWAYS_LEADER,
     config: () => ({ enabled: false, lastSeq: 0, lastRevision: '', outbox: 0, stalled: undefined }),
+    canary: () => null,
     catchUp: async () => {},
     channel: () => () => undefined,
   };
@@ -84,19 +92,31 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   link.onReady(() => sessions.flush());
 
   const ledger = new ConfigLedger(core.db);
-  const config = cfg.enableConfigSync
-    ? startConfigSync({ core, link, names, ledger, metrics, applyTimeoutMs: parseDuration(cfg.config.applyTimeout) ?? 5_000 })
+  const canaries = new CanaryStore(core.db);
+  const watch = cfg.enableConfigSync ? new CanaryWatch(core, canaries, live, names.node) : undefined;
+  const config = watch
+    ? startConfigSync({ core, link, names, ledger, canaries, metrics, applyTimeoutMs: parseDuration(cfg.config.applyTimeout) ?? 5_000, onCanaryApplied: (rev) => watch.applied(rev) })
     : undefined;
   if (config) state.config = () => ({ enabled: true, ...config.status() });
   const lease = cfg.enableConfigSync ? startGitLease({ link, names, ttlMs, log, metrics }) : undefined;
   if (lease) { state.gitLeader = lease; core.ports.gitLeader = lease; }
+  // canary decisions are judged as often as canary nodes report (each heartbeat), and at least every second
+  const coordinator = lease && watch ? startCanaryCoordinator({ link, names, lease, store: canaries, watch, metrics, log, tickMs: Math.min(1_000, intervalMs) }) : undefined;
+  if (config && watch && coordinator) {
+    core.ports.canary = canaryPort({ node: names.node, store: canaries, ledger, watch, coordinator, metrics, flush: () => void config.flush() });
+    state.canary = () => watch.status();
+  }
   const health = startHealthSync({ core, link, names, peers, metrics, catchUpMs: parseDuration(process.env.GSLB_STATE_CATCHUP) ?? CATCH_UP_MS });
   state.catchUp = health.catchUp;
-  const stopHeartbeats = startHeartbeats({ link, names, live, metrics, log, intervalMs, config: () => { const s = config?.status(); return { seq: s?.lastSeq ?? 0, revision: s?.lastRevision ?? '' }; } });
+  const stopHeartbeats = startHeartbeats({
+    link, names, live, metrics, log, intervalMs, config: () => { const s = config?.status(); return { seq: s?.lastSeq ?? 0, revision: s?.lastRevision ?? '' }; },
+    canary: () => watch?.report(), onCanary: (node, report) => watch?.heard(node, isCanaryReport(report) ? report : undefined),
+  });
 
   // runs after the API and later parts have stopped, before the database closes
   core.closers.push(async () => {
     stopHeartbeats();
+    coordinator?.stop();
     await lease?.stop();
     config?.stop();
     health.stop();

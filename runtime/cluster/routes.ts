@@ -7,7 +7,7 @@ import type { ClusterHealthQuery } from './route-types.js';
 /**
  * Read-only cluster routes under /api/v1 (permission `cluster:read`, server-wide: docs/security.md):
  * - `GET /cluster`: this node, connection, live peers with their config sequence, config sync
- *   progress, git leader;
+ *   progress (and the canary plan it holds), git leader, the latest canary revision;
  * - `GET /cluster/health[?poolId=&ipAddress=]`: the reports of every node for each endpoint (the
  *   local entry included, with `node`), each with `live` and `receivedAt`, and for one endpoint
  *   the `healthy` verdict DNS uses under the active policy.
@@ -25,6 +25,7 @@ export function clusterRoutes(core: Core, state: ClusterState) {
         peers: state.live.all().map((p) => ({ node: p.node, live: live.has(p.node), lastSeen: p.lastSeen, configSeq: p.configSeq, configRevision: p.configRevision })),
         config: state.config(),
         gitLeader: { holds: state.gitLeader.holds(), leader: state.gitLeader.leader() ?? null },
+        canary: state.canary(),
       };
     });
     app.get<{ Querystring: ClusterHealthQuery }>('/cluster/health', {

@@ -105,6 +105,11 @@ export function checkConfigSemantics(c: Config): Problem[] {
   if (c.gitops.repoURL && c.gitops.requireSignature && !c.gitops.keyringFile) add(['gitops', 'keyringFile'], undefined, 'required when gitops.requireSignature is true');
   if (c.gitops.verifyAll && !c.gitops.requireSignature) add(['gitops', 'verifyAll'], true, 'needs gitops.requireSignature: true (it verifies signatures)');
   if (c.gitops.quorum.length && !c.gitops.requireSignature) add(['gitops', 'quorum'], undefined, 'needs gitops.requireSignature: true (it counts signatures)');
+  // canary plans and their decisions travel in the config stream (docs/gitops.md "Canary apply")
+  const canary = c.gitops.canary;
+  if (canary && !c.state.enableConfigSync) add(['gitops', 'canary'], undefined, 'needs state.enableConfigSync: true (canary plans and decisions travel in the config stream)');
+  const bake = canary ? parseDuration(canary.bakeTime) : undefined;
+  if (canary && bake !== undefined && bake <= 0) add(['gitops', 'canary', 'bakeTime'], canary.bakeTime, 'must be greater than 0');
   c.gitops.quorum.forEach((q, i) => {
     if (q.required > q.keys.length) add(['gitops', 'quorum', i, 'required'], q.required, `at most the number of keys (${q.keys.length})`);
   });
@@ -139,6 +144,7 @@ function checkRollback(g: Config['gitops'], add: (path: (string | number)[], val
   const window = parseDuration(rb.window);
   if (every !== undefined && every < 100) add(at('checkInterval'), rb.checkInterval, 'must be at least 100ms');
   if (every !== undefined && window !== undefined && window <= every) add(at('window'), rb.window, `must be longer than gitops.rollback.checkInterval (${rb.checkInterval})`);
+  if (rb.enabled && g.canary) add(at('enabled'), true, 'cannot be combined with gitops.canary: a canary revision reaches the nodes through the config stream, which the rollback watch does not follow (the canary bake is its watch)');
   if (rb.enabled && rb.minHealthyShare === 0 && rb.maxServfailRate === 1) {
     add(['gitops', 'rollback'], { minHealthyShare: 0, maxServfailRate: 1 }, 'minHealthyShare 0 and maxServfailRate 1 turn both checks off: nothing could trigger a rollback');
   }

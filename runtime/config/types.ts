@@ -53,6 +53,8 @@ export interface Config {
     replayLog?: string; maxChangedTraffic?: number;
     /** health-gated automatic rollback (docs/gitops.md "Automatic rollback"); durations as strings */
     rollback: { enabled: boolean; window: string; checkInterval: string; minHealthyShare: number; maxServfailRate: number; minQueries: number };
+    /** a new revision goes to these nodes first and fans out after the bake, unless its signals breach (docs/gitops.md "Canary apply") */
+    canary?: { nodes: string[]; bakeTime: string; minHealthyShare: number; maxServfailRate: number; minQueries: number };
     auth: { sshKeyPath?: string; tokenEnv?: string };
   };
   state: {

@@ -26,6 +26,8 @@ export interface BusEvents {
   gitops_rejected: [{ revision: string; reason: string; message: string }];
   /** a revision breached the health thresholds after its apply (docs/gitops.md "Automatic rollback") */
   gitops_rollback: [GitopsRollback];
+  /** the config stream settled a canary revision on this node: promoted, or aborted with the reason (docs/gitops.md "Canary apply") */
+  gitops_canary: [{ revision: string; verdict: 'promote' | 'abort'; reason: string | null }];
   /** an event of the form service (`submission.created`, `submission.claimed`; docs/forms.md "Events"), of one workspace */
   form_event: [FormEvent];
 }

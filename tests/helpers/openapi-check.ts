@@ -127,3 +127,14 @@ export function openApiError(check: OpenApiCheck): Error | undefined {
   const v = check.violations();
   return v.length ? new Error(`responses that do not match the OpenAPI document:\n${v.join('\n')}`) : undefined;
 }
+
+/**
+ * Checks JSON bodies against an OpenAPI document fetched from a daemon (a spawned process, which
+ * the in-process check cannot see): `check(method, docPath, status, body)` returns the violation,
+ * or undefined. `docPath` is spelled as in the document (`/api/v1/pools/{id}`).
+ */
+export function documentChecker(doc: unknown): (method: string, path: string, status: number, body: unknown) => string | undefined {
+  // reason: the document as JSON; the check reads paths and components only
+  const check = responseChecker(doc as OpenApiDoc);
+  return (method, path, status, body) => check(method, path, status, 'application/json', JSON.stringify(body)).violation;
+}

@@ -48,6 +48,12 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'rollback check interval too short', yaml: 'gitops: {rollback: {checkInterval: 10ms}}', want: [/gitops\.rollback\.checkInterval = "10ms": must be at least 100ms/] },
   { name: 'rollback with both checks off', yaml: 'gitops: {repoURL: /srv/config.git, requireSignature: false, rollback: {enabled: true, minHealthyShare: 0, maxServfailRate: 1}}', want: [/gitops\.rollback = .*turn both checks off: nothing could trigger a rollback/] },
   { name: 'rollback unknown key', yaml: 'gitops: {rollback: {threshold: 0.5}}', want: [/gitops\.rollback\.threshold.*unknown key "threshold"/] },
+  { name: 'rollback together with canary', yaml: 'gitops: {repoURL: /srv/config.git, requireSignature: false, rollback: {enabled: true}, canary: {nodes: [a]}}', want: [/gitops\.rollback\.enabled = true: cannot be combined with gitops\.canary/] },
+  { name: 'canary needs config sync', yaml: 'gitops: {canary: {nodes: [a]}}', want: [/gitops\.canary = \(unset\): needs state\.enableConfigSync: true/] },
+  { name: 'canary without nodes', yaml: 'gitops: {canary: {nodes: []}}', want: [/gitops\.canary\.nodes = \[\]: must NOT have fewer than 1 items/] },
+  { name: 'canary node named twice', yaml: 'gitops: {canary: {nodes: [a, a]}}', want: [/gitops\.canary\.nodes = .*must NOT have duplicate items/] },
+  { name: 'canary bake time zero', yaml: 'state: {enableConfigSync: true, nats: {servers: ["nats://127.0.0.1:4222"]}}\ngitops: {canary: {nodes: [a], bakeTime: 0s}}', want: [/gitops\.canary\.bakeTime = "0s": must be greater than 0/] },
+  { name: 'canary share above 1', yaml: 'gitops: {canary: {nodes: [a], minHealthyShare: 50}}', want: [/gitops\.canary\.minHealthyShare = 50: must be <= 1/] },
   { name: 'quorum key not a fingerprint', yaml: 'gitops: {quorum: [{path: prod/, keys: [ops], required: 1}]}', want: [/gitops\.quorum\.0\.keys\.0 = "ops"/] },
   { name: 'heartbeat ttl above interval', yaml: 'state: {heartbeatInterval: 10s, heartbeatTTL: 5s}', want: [/state\.heartbeatTTL = "5s": must be greater than state\.heartbeatInterval/] },
   { name: 'backup interval duration', yaml: 'backup: {interval: hourly}', want: [/backup\.interval = "hourly": must be a duration/] },
@@ -86,6 +92,12 @@ for (const row of BAD) {
     for (const w of row.want) assert.match(err.message, w);
   });
 }
+
+test('gitops.canary: defaults for everything but the nodes; accepted with config sync', () => {
+  const c = parseConfigText('state: {enableConfigSync: true, nats: {servers: ["nats://127.0.0.1:4222"]}}\ngitops: {canary: {nodes: [a, b]}}');
+  assert.deepEqual(c.gitops.canary, { nodes: ['a', 'b'], bakeTime: '2m', minHealthyShare: 0.5, maxServfailRate: 0.05, minQueries: 100 });
+  assert.equal(parseConfigText('').gitops.canary, undefined, 'off unless set');
+});
 
 test('every problem is listed, not only the first, each with file:line', () => {
   let err: ValidationError | undefined;

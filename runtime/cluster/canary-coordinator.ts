@@ -1,0 +1,72 @@
+import type { Logger } from '../log/logger.js';
+import { decisionKey, type CanaryDecision, type DecisionMsg } from './canary-msg.js';
+import type { CanaryStore } from './canary-store.js';
+import type { CanaryWatch } from './canary-watch.js';
+import type { GitLeader } from './lease.js';
+import type { ClusterMetrics } from './metrics.js';
+import type { ClusterNames } from './names.js';
+import type { NatsLink } from './nats-link.js';
+
+/** Publishes canary decisions; `decide` runs on a timer, `supersede` when the controller asks. */
+export interface CanaryCoordinator {
+  /** Publishes an abort of a baking revision because a newer head replaces it. Errors: the publish failed. */
+  supersede(revision: string, by: string): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The canary coordinator (docs/gitops.md "Canary apply"): every `tickMs`, on the node that holds
+ * the git leader lease only, judges the baking canary revision from the canary nodes' reports
+ * (CanaryWatch) and publishes `promote` or `abort` on the config stream, with the decision key as
+ * message id (a re-publish inside the duplicate window is dropped). Its state is the stream and the
+ * heartbeats, so a new lease holder carries on a bake its predecessor started. One decision per
+ * revision from this node; if two nodes publish different ones (the lease moved in between), the
+ * first in stream order wins on every node. Counts `gslbd_gitops_canary_total{result}` for each
+ * decision the stream accepted. Never throws from the timer.
+ */
+export function startCanaryCoordinator(deps: {
+  link: NatsLink; names: ClusterNames; lease: GitLeader; store: CanaryStore; watch: CanaryWatch; metrics: ClusterMetrics; log: Logger; tickMs: number;
+}): CanaryCoordinator {
+  const { link, names, store, watch, metrics, log } = deps;
+  const enc = new TextEncoder();
+  const sent = new Set<string>();
+  let busy = false;
+
+  const publish = async (d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<void> => {
+    if (sent.has(d.revision)) return;
+    if (!link.up || !link.js) throw new Error('not connected to NATS');
+    const msg: DecisionMsg = { decision: d, node: names.node, at: d.at };
+    const ack = await link.js.publish(names.configSubject, enc.encode(JSON.stringify(msg)), { msgID: decisionKey(d) });
+    sent.add(d.revision);
+    metrics.published.inc({ type: 'config' });
+    if (!ack.duplicate) metrics.canary.inc({ result });
+    log[d.verdict === 'promote' ? 'info' : 'warn']({ revision: d.revision, verdict: d.verdict, reason: d.reason, seq: ack.seq }, `canary ${result}`);
+  };
+
+  const tick = async () => {
+    if (busy || !deps.lease.holds() || !link.up) return;
+    const rec = store.baking();
+    if (!rec || sent.has(rec.revision)) return;
+    const j = watch.judge(rec);
+    if (j.verdict === 'wait') return;
+    busy = true;
+    try {
+      await publish({ revision: rec.revision, verdict: j.verdict, reason: j.reason, node: names.node, at: Date.now(), verdicts: j.nodes }, j.verdict === 'promote' ? 'promoted' : 'aborted');
+    } catch (err) {
+      log.warn({ err, revision: rec.revision }, 'canary decision not published; retrying');
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), deps.tickMs);
+  timer.unref();
+
+  return {
+    async supersede(revision, by) {
+      const rec = store.get(revision);
+      const verdicts = rec ? watch.judge(rec).nodes : [];
+      await publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
+    },
+    stop: () => clearInterval(timer),
+  };
+}
