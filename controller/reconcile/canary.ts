@@ -92,6 +92,8 @@ function adoptPromoted(r: Reconciler, sha: string): void {
   r.metrics.apply.inc({ result: 'success' });
   r.metrics.lastApplyInfo.reset();
   r.metrics.lastApplyInfo.set({ sha, signer: h.signer ?? '' }, 1);
+  // every node applied it from the stream, which announces nothing: the leader announces it once
+  r.core.bus.emit('gitops_promoted', { revision: sha, creates: h.creates, updates: h.updates, deletes: h.deletes });
 }
 
 /**

@@ -75,7 +75,12 @@ export function setupAlerts(core: Core): AlertsInfo {
       dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
     },
   });
+  // a canary revision: every node applied it from the stream; the git leader announces it once
+  const offPromoted = core.bus.on('gitops_promoted', (e) => {
+    dispatcher.enqueue({ type: 'gitops_applied', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+  });
   core.closers.push(async () => {
+    offPromoted();
     offHealth();
     offGitops();
     offRollback();

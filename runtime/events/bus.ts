@@ -28,6 +28,8 @@ export interface BusEvents {
   gitops_rollback: [GitopsRollback];
   /** the config stream settled a canary revision on this node: promoted, or aborted with the reason (docs/gitops.md "Canary apply") */
   gitops_canary: [{ revision: string; verdict: 'promote' | 'abort'; reason: string | null }];
+  /** the git leader took a promoted canary revision as applied: announced once in the cluster as `gitops_applied` (docs/alerts.md) */
+  gitops_promoted: [{ revision: string; creates: number; updates: number; deletes: number }];
   /** an event of the form service (`submission.created`, `submission.claimed`; docs/forms.md "Events"), of one workspace */
   form_event: [FormEvent];
 }

@@ -26,6 +26,7 @@ let first = '', good = '';
 let check: ReturnType<typeof documentChecker>;
 const metricsPorts = new Map<string, number>();
 const alerts = new Recorder();
+let alertsUrl = '';
 
 const get = async (n: GslbdNode, path: string) => {
   const r = await call(n.url, 'GET', path, undefined, H);
@@ -85,7 +86,8 @@ before(async () => {
   first = fx.repo.commit('web on 127.0.0.1', fx.ops);
   const nats = await startNats();
   const state = { ...STATE, nats: { servers: [nats.url] } };
-  const hook = `${await alerts.start()}/hook`;
+  alertsUrl = await alerts.start();
+  const hook = `${alertsUrl}/hook`;
   const spawn = async (id: string) => {
     metricsPorts.set(id, await freePort());
     const extra = { gitops: fx.gitops, metrics: { enablePrometheus: true, listenAddr: '127.0.0.1', port: metricsPorts.get(id) }, alerts: { webhooks: [{ url: hook }] } };
@@ -116,6 +118,10 @@ test('the first revision has nothing to return to: it is applied on every node a
 });
 
 test('a good revision is served by the canary node first, and by the others only after the bake', async () => {
+  // an alert-target row (made on c, replicated) that subscribes to applied revisions
+  const row = await call(c.url, 'POST', '/api/v1/alert-targets', { name: 'applies', type: 'webhook', webhook: { url: `${alertsUrl}/rows` }, events: ['apply'] }, H);
+  assert.equal(row.status, 201, JSON.stringify(row.body));
+  for (const n of [a, b]) await waitFor(`${n.id} has the alert target`, async () => (await get(n, '/api/v1/alert-targets')).some((t: { name: string }) => t.name === 'applies'), 10_000, 50);
   fx.repo.write('pools/web.yaml', pool('127.0.0.2'));
   good = fx.repo.commit('web moves to 127.0.0.2', fx.ops);
   const { leaderNode, body } = await reconcile();
@@ -160,6 +166,11 @@ test('a good revision is served by the canary node first, and by the others only
   assert.equal(rb, rc);
   for (const n of [a, b, c]) assert.equal((await status(n, '/cluster')).config.holding, undefined, `${n.id} holds nothing`);
   assert.deepEqual(await canaryCounts(), { started: 1, promoted: 1 });
+  // announced once in the cluster, by the leader, with the plan's counts
+  const applied = await waitFor('the applied alert', () => alerts.requests.find((r) => r.url === '/rows' && r.json?.type === 'gitops_applied' && r.json.revision === good)?.json, 5_000, 50);
+  assert.equal(applied.updates + applied.creates + applied.deletes > 0, true, JSON.stringify(applied));
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(alerts.requests.filter((r) => r.url === '/rows' && r.json?.type === 'gitops_applied' && r.json.revision === good).length, 1, 'one applied alert for the cluster');
   // every node records the commit's facts with the revision, also the ones that got it from the stream
   const hist = (await get(c, '/api/v1/gitops/history?limit=1'))[0];
   assert.equal(hist.sha, good);
