@@ -63,16 +63,31 @@ export class HealthView {
     this.version++;
   }
   /**
-   * Records a probe's entry. Unlike `set`, `version` only moves when something an answer depends on
+   * Records a probe's outcome into the endpoint's entry, in place (no allocation per probe; an
+   * entry handed out by `get` changes with it, so readers copy what they keep). `rttMs` below 0
+   * keeps the entry's RTT. Unlike `set`, `version` only moves when something an answer depends on
    * changed (healthy, score, or rttMs by at least max(2 ms, 10 %)), so steady probes at thousands
    * a second do not invalidate the DNS engine's cached candidate lists (runtime/dns/service-plan.ts).
+   * Returns the entry.
    */
-  record(poolId: string, ip: string, e: HealthEntry): void {
+  record(poolId: string, ip: string, healthy: boolean, score: number, lastChecked: number, rttMs: number, node: string): HealthEntry {
     let m = this.byPool.get(poolId);
     if (!m) this.byPool.set(poolId, (m = new Map()));
-    const prev = m.get(ip);
-    m.set(ip, e);
-    if (!prev || prev.healthy !== e.healthy || prev.score !== e.score || Math.abs(prev.rttMs - e.rttMs) >= Math.max(2, prev.rttMs * 0.1)) this.version++;
+    let e = m.get(ip);
+    if (!e) {
+      e = { healthy, score, lastChecked, rttMs: Math.max(0, rttMs), node };
+      m.set(ip, e);
+      this.version++;
+      return e;
+    }
+    const changed = e.healthy !== healthy || e.score !== score || (rttMs >= 0 && Math.abs(e.rttMs - rttMs) >= Math.max(2, e.rttMs * 0.1));
+    e.healthy = healthy;
+    e.score = score;
+    e.lastChecked = lastChecked;
+    if (rttMs >= 0) e.rttMs = rttMs;
+    e.node = node;
+    if (changed) this.version++;
+    return e;
   }
   delete(poolId: string, ip?: string): void {
     if (ip === undefined) this.byPool.delete(poolId);

@@ -16,7 +16,7 @@ function setup() {
   const bus = new EventBus((err) => { throw err; });
   bus.on('ws_message', (m) => log.push(`ws:${m.type}`));
   bus.on('health_transition', (e) => log.push(`transition:${e.healthy}`));
-  const sink = { write: (_p: string, _ip: string, e: HealthEntry) => { writes.push(e); log.push('store'); }, remove: () => log.push('remove') };
+  const sink = { write: (_p: string, _ip: string, e: HealthEntry) => { writes.push({ ...e }); log.push('store'); }, remove: () => log.push('remove') };
   let now = 0;
   const m = new HealthMonitor({ view, sink, bus, node: 'n1', observe: (d, s) => log.push(`histogram:${d}:${s}`), now: () => now });
   const probe = (ok: boolean, at: number, rttMs = 3.4) => { now = at; m.record({ target: t, result: { ok, rttMs, detail: '' }, dueAt: at, startedAt: at, finishedAt: at }); };
@@ -68,17 +68,18 @@ test('monitor: end drops the live and stored entries and ignores late results', 
 
 test('view.record: version moves on health, score or a real RTT change, not on every probe', () => {
   const v = new HealthView();
-  const e = (healthy: boolean, score: number, rttMs: number, lastChecked: number) => ({ healthy, score, rttMs, lastChecked, node: 'n' });
-  v.record('p', 'a', e(true, 1, 10, 1));
+  const e0 = v.record('p', 'a', true, 1, 1, 10, 'n');
   const v0 = v.version;
-  v.record('p', 'a', e(true, 1, 10, 2));
-  v.record('p', 'a', e(true, 1, 11, 3));
+  v.record('p', 'a', true, 1, 2, 10, 'n');
+  v.record('p', 'a', true, 1, 3, 11, 'n');
   assert.equal(v.version, v0, 'lastChecked and a 1 ms RTT wobble keep the version');
   assert.equal(v.get('p', 'a')!.lastChecked, 3, 'the entry itself is current');
-  v.record('p', 'a', e(true, 1, 20, 4));
+  assert.equal(v.get('p', 'a'), e0, 'updated in place');
+  v.record('p', 'a', true, 1, 4, 20, 'n');
   assert.equal(v.version, v0 + 1, 'RTT change');
-  v.record('p', 'a', e(false, 0, 20, 5));
+  v.record('p', 'a', false, 0, 5, -1, 'n');
   assert.equal(v.version, v0 + 2, 'health change');
-  v.record('p', 'a', e(false, 0.5, 20, 6));
+  assert.equal(v.get('p', 'a')!.rttMs, 20, 'a negative RTT keeps the last one');
+  v.record('p', 'a', false, 0.5, 6, -1, 'n');
   assert.equal(v.version, v0 + 3, 'score change');
 });
