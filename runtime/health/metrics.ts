@@ -31,6 +31,8 @@ export function registerHealthMetrics(registry: Registry, view: HealthView, sche
   // Probes are counted in plain numbers (type → [fail, ok]) and copied into the counter at scrape
   // time: counting costs no label hashing and no allocation per probe.
   const counts = new Map<string, number[]>();
+  const tcpCounts = [0, 0]; // the type at scale, without a lookup
+  counts.set('tcp', tcpCounts);
   new Counter({
     name: 'gslbd_health_probes_total',
     help: 'Health probes finished, by check type and result (ok, fail)',
@@ -77,7 +79,7 @@ export function registerHealthMetrics(registry: Registry, view: HealthView, sche
   return {
     observeDetection: (direction, seconds) => histogram.observe({ direction }, seconds),
     countProbe: (type, ok) => {
-      let c = counts.get(type);
+      let c = type === 'tcp' ? tcpCounts : counts.get(type);
       if (!c) counts.set(type, (c = [0, 0]));
       c[ok ? 1 : 0]++;
     },

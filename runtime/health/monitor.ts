@@ -33,6 +33,9 @@ interface Tracked {
   state: EndpointState;
   /** false until the first probe after a (re)start wrote storage (§3 "first probe syncs storage") */
   synced: boolean;
+  /** the target's HealthView entry, valid while the view's entryObjects equals `objects` */
+  entry: HealthEntry | undefined;
+  objects: number;
 }
 
 /**
@@ -53,7 +56,7 @@ export class HealthMonitor {
   /** Starts tracking a target optimistically: healthy, score 1, until its first probe. */
   begin(t: CheckTarget): void {
     const now = this.now();
-    this.tracked.set(t.key, { state: initialState(now), synced: false });
+    this.tracked.set(t.key, { state: initialState(now), synced: false, entry: undefined, objects: -1 });
     const prev = this.deps.view.get(t.poolId, t.ip);
     this.deps.view.set(t.poolId, t.ip, { healthy: true, score: 1, lastChecked: prev?.lastChecked ?? 0, rttMs: prev?.rttMs ?? 0, node: this.deps.node });
   }
@@ -80,7 +83,16 @@ export class HealthMonitor {
     const st = tr.state;
     const detectionMs = applyProbe(st, ok, at, t.check);
     // rttMs is an integer (§2); a failed probe keeps the last measured value for the latency step (-1)
-    const entry = this.deps.view.record(t.poolId, t.ip, st.healthy, st.score, at, ok ? Math.round(rec.result.rttMs) : -1, this.deps.node);
+    const rttMs = ok ? Math.round(rec.result.rttMs) : -1;
+    const view = this.deps.view;
+    let entry = tr.entry;
+    if (entry && tr.objects === view.entryObjects) {
+      view.update(entry, st.healthy, st.score, at, rttMs, this.deps.node);
+    } else {
+      entry = view.record(t.poolId, t.ip, st.healthy, st.score, at, rttMs, this.deps.node);
+      tr.entry = entry;
+      tr.objects = view.entryObjects;
+    }
     const flipped = detectionMs !== NO_FLIP;
     if (flipped || !tr.synced) {
       this.deps.sink.write(t.poolId, t.ip, entry);

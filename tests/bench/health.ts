@@ -179,6 +179,9 @@ const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, farmKind: FarmKind): Promise<Record<string, string>> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heap0 = process.memoryUsage().heapUsed;
   const farm = await Farm.start(farmKind, n);
   const port = farm.port;
   const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, intervalMs: 1000, timeoutMs: 500 };
@@ -239,6 +242,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   recording = false;
   const cpu = ((c1.user + c1.system) / 1000 / wall) * 100;
   const farmCpu = ((k1 - k0) / 1000 / wall) * 100;
+  gc?.(); // live heap only: what the targets and their state hold
   const mem = process.memoryUsage();
 
   // detection: close 1 % of the listeners, wait for the flips, reopen, wait again
@@ -269,7 +273,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'checker CPU µs per probe, user / system': `${fmt(c1.user / probes)} / ${fmt(c1.system / probes)}`,
     'listener-farm CPU %': fmt(farmCpu),
     'RSS MB (max)': fmt(rssMax / 1048576),
-    'heap used MB': fmt(mem.heapUsed / 1048576),
+    'heap used MB (after GC; per member, bytes)': gc ? `${fmt(mem.heapUsed / 1048576)} (${Math.round((mem.heapUsed - heap0) / n)})` : `${fmt(mem.heapUsed / 1048576)} (no --expose-gc)`,
     'schedule lag ms p50/p99/max': `${fmt(lag.pct(50))} / ${fmt(lag.pct(99))} / ${fmt(lag.pct(100))}`,
     'connect RTT ms p50/p99/max': `${fmt(rtt.pct(50))} / ${fmt(rtt.pct(99))} / ${fmt(rtt.pct(100))}`,
     'listeners closed, then reopened': String(k),

@@ -75,9 +75,18 @@ const NET_HANDLE_BASE = 2 ** 30;
 const QUEUE_MAX = 4096;
 const QUEUE_WORDS = 8;
 const SYN_FLAG = 1 << 20;
-/** A target's address in queue form: [0] 4 or 6, 0 for a scoped address (net.connect), or -errno;
- *  [1] port | family << 16; [2..5] the address bytes. */
-type QueuedAddress = Int32Array;
+/**
+ * A target's address in queue form (a plain object: a typed array per target would cost several
+ * times the memory at 100,000 targets).
+ */
+interface QueuedAddress {
+  /** 4 or 6; 0 for a scoped address (net.connect); -errno when it cannot be probed */
+  fam: number;
+  /** port | family << 16 */
+  meta: number;
+  /** the address bytes as the addon wrote them */
+  w0: number; w1: number; w2: number; w3: number;
+}
 
 /**
  * The process's one prober over the addon: probe ids index plain arrays (context and finish per
@@ -97,6 +106,7 @@ export class TcpProber {
   private readonly free: number[] = [];
   private nextId = 0;
   private readonly addrs = new WeakMap<CheckTarget, QueuedAddress>();
+  private readonly words = new Int32Array(4);
   private readonly failed: number[] = [];
   /** whether the SYN path is open, or why not */
   private syn: true | Error | undefined;
@@ -131,15 +141,15 @@ export class TcpProber {
   private addressOf(target: CheckTarget): QueuedAddress {
     let a = this.addrs.get(target);
     if (a) return a;
-    a = new Int32Array(6);
-    if (target.ip.includes('%')) {
-      a[0] = 0;
-    } else {
-      const fam = this.addon.address(target.ip, a.subarray(2));
+    const w = this.words;
+    w.fill(0);
+    let fam = 0;
+    if (!target.ip.includes('%')) {
+      fam = this.addon.address(target.ip, w);
       const port = target.port;
-      a[0] = Number.isInteger(port) && port > 0 && port < 65536 ? fam : -EINVAL;
-      a[1] = port | (fam << 16);
+      if (!(Number.isInteger(port) && port > 0 && port < 65536)) fam = -EINVAL;
     }
+    a = { fam, meta: fam > 0 ? target.port | (fam << 16) : 0, w0: w[0]!, w1: w[1]!, w2: w[2]!, w3: w[3]! };
     this.addrs.set(target, a);
     return a;
   }
@@ -147,7 +157,7 @@ export class TcpProber {
   /** Queues a probe; see {@link Checker.start}. `syn` asks for the SYN path (IPv4, when open). */
   start(target: CheckTarget, syn: boolean, ctx: unknown, finish: ProbeFinish): number {
     const a = this.addressOf(target);
-    const fam = a[0]!;
+    const fam = a.fam;
     if (fam === 0) return this.startNet(target, ctx, finish);
     if (fam < 0) {
       finish(ctx, false, 0, failDetail(-fam));
@@ -158,11 +168,11 @@ export class TcpProber {
     const q = this.queue;
     const o = this.qn * QUEUE_WORDS;
     q[o] = id;
-    q[o + 1] = syn && this.syn === true ? a[1]! | SYN_FLAG : a[1]!;
-    q[o + 2] = a[2]!;
-    q[o + 3] = a[3]!;
-    q[o + 4] = a[4]!;
-    q[o + 5] = a[5]!;
+    q[o + 1] = syn && this.syn === true ? a.meta | SYN_FLAG : a.meta;
+    q[o + 2] = a.w0;
+    q[o + 3] = a.w1;
+    q[o + 4] = a.w2;
+    q[o + 5] = a.w3;
     this.qpos[id] = this.qn++;
     this.ctxs[id] = ctx;
     this.finishes[id] = finish;

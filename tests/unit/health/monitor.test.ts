@@ -83,3 +83,20 @@ test('view.record: version moves on health, score or a real RTT change, not on e
   v.record('p', 'a', false, 0.5, 6, -1, 'n');
   assert.equal(v.version, v0 + 3, 'score change');
 });
+
+test('monitor: probes update the view entry in place, and follow an entry replaced in the view', () => {
+  const { view, m, probe } = setup();
+  m.begin(t);
+  probe(true, 1000, 5);
+  const e = view.get('p1', '10.0.0.1')!;
+  probe(true, 2000, 6);
+  assert.equal(view.get('p1', '10.0.0.1'), e, 'the same object');
+  assert.equal(e.lastChecked, 2000);
+  // someone else replaces the entry (a restore, another writer): the next probe writes the new one
+  view.set('p1', '10.0.0.1', { healthy: true, score: 1, lastChecked: 0, rttMs: 0, node: 'x' });
+  probe(false, 3000);
+  const now = view.get('p1', '10.0.0.1')!;
+  assert.notEqual(now, e);
+  assert.deepEqual([now.healthy, now.lastChecked, now.node], [false, 3000, 'n1']);
+  assert.equal(e.lastChecked, 2000, 'the replaced object is no longer written');
+});
