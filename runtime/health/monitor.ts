@@ -36,6 +36,8 @@ interface Tracked {
   /** the target's HealthView entry, valid while the view's entryObjects equals `objects` */
   entry: HealthEntry | undefined;
   objects: number;
+  /** set when the target ends or begins again: a probe loop's tag pointing here is stale */
+  ended: boolean;
 }
 
 /**
@@ -56,13 +58,17 @@ export class HealthMonitor {
   /** Starts tracking a target optimistically: healthy, score 1, until its first probe. */
   begin(t: CheckTarget): void {
     const now = this.now();
-    this.tracked.set(t.key, { state: initialState(now), synced: false, entry: undefined, objects: -1 });
+    const old = this.tracked.get(t.key);
+    if (old) old.ended = true;
+    this.tracked.set(t.key, { state: initialState(now), synced: false, entry: undefined, objects: -1, ended: false });
     const prev = this.deps.view.get(t.poolId, t.ip);
     this.deps.view.set(t.poolId, t.ip, { healthy: true, score: 1, lastChecked: prev?.lastChecked ?? 0, rttMs: prev?.rttMs ?? 0, node: this.deps.node });
   }
 
   /** Stops tracking a target and drops its live and stored entries at once. */
   end(t: CheckTarget): void {
+    const tr = this.tracked.get(t.key);
+    if (tr) tr.ended = true;
     this.tracked.delete(t.key);
     this.deps.view.delete(t.poolId, t.ip);
     this.deps.sink.remove(t.poolId, t.ip);
@@ -76,8 +82,13 @@ export class HealthMonitor {
   /** Records one finished probe (allocation-free unless it flips). Results for targets no longer tracked are ignored. */
   record(rec: ProbeRecord): void {
     const t = rec.target;
-    const tr = this.tracked.get(t.key);
-    if (!tr) return;
+    // the scheduler hands back what was tagged on the loop's previous record: no lookup per probe
+    let tr = rec.tag as Tracked | undefined;
+    if (tr === undefined || tr.ended) {
+      tr = this.tracked.get(t.key);
+      if (!tr) return;
+      rec.tag = tr;
+    }
     const at = rec.finishedAt;
     const ok = rec.result.ok;
     const st = tr.state;

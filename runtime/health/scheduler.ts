@@ -29,6 +29,12 @@ export interface ProbeRecord {
   dueAt: number;
   startedAt: number;
   finishedAt: number;
+  /**
+   * A value the consumer may set during `onResult`; the scheduler hands it back with every later
+   * record of the same probe loop and forgets it when the loop stops or restarts (the monitor
+   * keeps its per-target state there instead of looking it up per probe).
+   */
+  tag: unknown;
 }
 
 export interface SchedulerDeps {
@@ -61,6 +67,8 @@ interface Runner {
   probeTarget: CheckTarget;
   probeDueAt: number;
   probeStartedAt: number;
+  /** ProbeRecord.tag of this loop */
+  tag: unknown;
 }
 
 /**
@@ -95,6 +103,14 @@ export class HealthScheduler {
   private readonly random: () => number;
   private readonly buckets = new Map<number, Bucket>();
   private readonly spare: Bucket[] = [];
+  /**
+   * The last bucket ticks and deadlines were put in: the probes of one slot all schedule their next
+   * tick in one later slot and their deadlines in another, so nearly every enqueue skips the map.
+   */
+  private tickSlot = -1;
+  private tickBucket: Bucket | undefined;
+  private deadlineSlot = -1;
+  private deadlineBucket: Bucket | undefined;
   /** last slot processed */
   private cursor = 0;
   private wheel: unknown = undefined;
@@ -107,7 +123,7 @@ export class HealthScheduler {
   /** last probe sequence number */
   private seq = 0;
   /** the record handed to `onResult`, reused (a nested call gets its own) */
-  private readonly rec: ProbeRecord = { target: undefined as unknown as CheckTarget, result: { ok: false, rttMs: 0, detail: '' }, dueAt: 0, startedAt: 0, finishedAt: 0 };
+  private readonly rec: ProbeRecord = { target: undefined as unknown as CheckTarget, result: { ok: false, rttMs: 0, detail: '' }, dueAt: 0, startedAt: 0, finishedAt: 0, tag: undefined };
   private reporting = false;
 
   constructor(private readonly deps: SchedulerDeps) {
@@ -159,6 +175,7 @@ export class HealthScheduler {
     for (const r of this.runners.values()) this.stopRunner(r);
     this.runners.clear();
     this.buckets.clear();
+    this.forgetCached();
     if (this.wheel !== undefined) this.timers.clear(this.wheel);
     this.wheel = undefined;
   }
@@ -168,7 +185,7 @@ export class HealthScheduler {
     const offset = Math.floor(this.random() * Math.min(target.check.intervalMs, MAX_START_SPREAD_MS));
     const r: Runner = {
       target, stopped: false, dueAt: now + offset, inflight: 0, abort: undefined, handle: -1,
-      probeTarget: target, probeDueAt: 0, probeStartedAt: 0,
+      probeTarget: target, probeDueAt: 0, probeStartedAt: 0, tag: undefined,
     };
     this.runners.set(target.key, r);
     this.enqueue(r.dueAt, r, 0);
@@ -184,10 +201,20 @@ export class HealthScheduler {
   private enqueue(at: number, runner: Runner, seq: number): void {
     if (this.wheel === undefined && this.buckets.size === 0) this.cursor = Math.floor(this.timers.now() / SLOT_MS);
     const slot = Math.max(Math.ceil(at / SLOT_MS), this.cursor + 1);
-    let b = this.buckets.get(slot);
+    let b = seq === 0 ? (slot === this.tickSlot ? this.tickBucket : undefined) : (slot === this.deadlineSlot ? this.deadlineBucket : undefined);
     if (!b) {
-      b = this.spare.pop() ?? { runners: [], seqs: [], n: 0 };
-      this.buckets.set(slot, b);
+      b = this.buckets.get(slot);
+      if (!b) {
+        b = this.spare.pop() ?? { runners: [], seqs: [], n: 0 };
+        this.buckets.set(slot, b);
+      }
+      if (seq === 0) {
+        this.tickSlot = slot;
+        this.tickBucket = b;
+      } else {
+        this.deadlineSlot = slot;
+        this.deadlineBucket = b;
+      }
     }
     b.runners[b.n] = runner;
     b.seqs[b.n++] = seq;
@@ -197,6 +224,11 @@ export class HealthScheduler {
       this.wheel = undefined;
     }
     if (this.wheel === undefined) this.arm(slot);
+  }
+
+  private forgetCached(): void {
+    this.tickSlot = this.deadlineSlot = -1;
+    this.tickBucket = this.deadlineBucket = undefined;
   }
 
   private arm(slot: number): void {
@@ -216,6 +248,7 @@ export class HealthScheduler {
       const b = this.buckets.get(slot);
       if (!b) continue;
       this.buckets.delete(slot);
+      if (slot === this.tickSlot || slot === this.deadlineSlot) this.forgetCached(); // the bucket is recycled
       for (let i = 0; i < b.n; i++) {
         const r = b.runners[i]!;
         const seq = b.seqs[i]!;
@@ -310,7 +343,7 @@ export class HealthScheduler {
     r.abort = undefined;
     r.handle = -1;
     const nested = this.reporting;
-    const rec: ProbeRecord = nested ? { target: r.probeTarget, result: { ok, rttMs, detail }, dueAt: 0, startedAt: 0, finishedAt: 0 } : this.rec;
+    const rec: ProbeRecord = nested ? { target: r.probeTarget, result: { ok, rttMs, detail }, dueAt: 0, startedAt: 0, finishedAt: 0, tag: undefined } : this.rec;
     rec.target = r.probeTarget;
     rec.result.ok = ok;
     rec.result.rttMs = rttMs;
@@ -318,11 +351,14 @@ export class HealthScheduler {
     rec.dueAt = r.probeDueAt;
     rec.startedAt = r.probeStartedAt;
     rec.finishedAt = this.timers.now();
+    rec.tag = r.tag;
     this.reporting = true;
     try {
       this.deps.onResult(rec);
     } finally {
       this.reporting = nested;
+      r.tag = rec.tag;
+      rec.tag = undefined;
     }
   };
 

@@ -5,8 +5,9 @@
  * lag and connect RTT spread, and down/up detection times after closing and reopening 1 % of the
  * listeners.
  *
- * Options: `--sizes 1000,10000` (members), `--seconds 10` (measured), `--tcp-probe native|net`
- * (the TCP probe path; native falls back to net when the addon is missing), `--farm node|defer`:
+ * Options: `--sizes 1000,10000` (members), `--seconds 10` (measured), `--tcp-probe syn|native|net`
+ * (the TCP probe path: syn = half-open probes, needs CAP_NET_RAW, else native; native falls back to
+ * net when the addon is missing), `--farm node|defer`:
  * - `node` (default): Node listeners that accept and destroy every connection;
  * - `defer`: python3 listeners with TCP_DEFER_ACCEPT (tests/bench/health-farm.py) that never wake
  *   up: on loopback the member side's kernel work shrinks to the SYN, SYN-ACK and RST handling,
@@ -24,6 +25,7 @@ import { HealthMonitor } from '../../runtime/health/monitor.js';
 import { HealthView } from '../../runtime/health/view.js';
 import { EventBus } from '../../runtime/events/bus.js';
 import { createCheckers, tcpProbePath, type TcpProbePath } from '../../runtime/health/checkers/index.js';
+import { NativeTcpChecker } from '../../runtime/health/checkers/tcp-native.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { CheckTarget } from '../../runtime/health/types.js';
@@ -281,6 +283,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'up detection ms p50/max (not detected)': `${fmt(pct(up.filter(Number.isFinite), 50))} / ${fmt(pct(up.filter(Number.isFinite), 100))} (${missed(up)})`,
     'storage writes (flips + first sync)': String(writes),
     'skipped ticks (probe still in flight)': String(scheduler.skipped),
+    'SYN replies dropped / SYNs sent through connect()': checkers.tcp instanceof NativeTcpChecker && checkers.tcp.syn ? checkers.tcp.prober.synStats().slice(1).join(' / ') : '-',
   };
 }
 

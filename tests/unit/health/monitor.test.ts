@@ -5,6 +5,7 @@ import { HealthView, type HealthEntry } from '../../../runtime/health/view.js';
 import { EventBus } from '../../../runtime/events/bus.js';
 import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
 import type { CheckTarget } from '../../../runtime/health/types.js';
+import type { ProbeRecord } from '../../../runtime/health/scheduler.js';
 
 const check = { ...HEALTHCHECK_DEFAULTS, intervalMs: 1000 };
 const t: CheckTarget = { key: 'p1|10.0.0.1', poolId: 'p1', ip: '10.0.0.1', port: 80, check, checkKey: 'k', checkId: 'hc' };
@@ -19,7 +20,14 @@ function setup() {
   const sink = { write: (_p: string, _ip: string, e: HealthEntry) => { writes.push({ ...e }); log.push('store'); }, remove: () => log.push('remove') };
   let now = 0;
   const m = new HealthMonitor({ view, sink, bus, node: 'n1', observe: (d, s) => log.push(`histogram:${d}:${s}`), now: () => now });
-  const probe = (ok: boolean, at: number, rttMs = 3.4) => { now = at; m.record({ target: t, result: { ok, rttMs, detail: '' }, dueAt: at, startedAt: at, finishedAt: at }); };
+  // one record for every probe, as the scheduler does: the monitor's tag stays on it
+  const rec: ProbeRecord = { target: t, result: { ok: true, rttMs: 0, detail: '' }, dueAt: 0, startedAt: 0, finishedAt: 0, tag: undefined };
+  const probe = (ok: boolean, at: number, rttMs = 3.4) => {
+    now = at;
+    Object.assign(rec.result, { ok, rttMs });
+    Object.assign(rec, { dueAt: at, startedAt: at, finishedAt: at });
+    m.record(rec);
+  };
   return { log, writes, view, bus, m, probe };
 }
 
@@ -99,4 +107,17 @@ test('monitor: probes update the view entry in place, and follow an entry replac
   assert.notEqual(now, e);
   assert.deepEqual([now.healthy, now.lastChecked, now.node], [false, 3000, 'n1']);
   assert.equal(e.lastChecked, 2000, 'the replaced object is no longer written');
+});
+
+test('monitor: a target that ends and begins again gets fresh state, not the state its old tag points to', () => {
+  const { view, m, probe } = setup();
+  m.begin(t);
+  probe(false, 1000); // down
+  assert.equal(view.get('p1', '10.0.0.1')!.healthy, false);
+  m.end(t);
+  m.begin(t); // optimistic again
+  probe(true, 2000);
+  const e = view.get('p1', '10.0.0.1')!;
+  assert.deepEqual([e.healthy, e.lastChecked], [true, 2000]);
+  assert.equal(m.stateOf(t.key)!.probes, 1, 'the new state counted the probe');
 });

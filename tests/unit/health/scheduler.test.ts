@@ -178,3 +178,42 @@ test('scheduler: direct checkers report through finish; timeouts cancel; stopped
   for (const p of inflight) p.finish(p.ctx, true, 1, 'connected');
   assert.equal(results.length, n, 'no result after stop');
 });
+
+test('scheduler: many targets with mixed intervals each probe on their own period; stuck probes time out', async () => {
+  const timers = new FakeTimers();
+  timers.t = 1_000_000;
+  const checker = new DirectChecker();
+  const results: ProbeRecord[] = [];
+  const checkers = { tcp: checker } as unknown as CheckerSet;
+  let seed = 1;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const s = new HealthScheduler({ checkers, timers, random, onResult: (r) => results.push(copy(r)) });
+  const intervals = [100, 150, 250];
+  const targets = new Map<string, CheckTarget>();
+  for (let i = 0; i < 600; i++) {
+    const t = target(`10.0.${i >> 8}.${i & 255}`, { intervalMs: intervals[i % 3]!, timeoutMs: 40 });
+    targets.set(t.key, t);
+  }
+  s.sync(targets);
+  // every probe answers at once, except those of 10.0.0.7 (every 150 ms), which never answer
+  const answered = new Set<number>();
+  for (let ms = 0; ms < 3000; ms += SLOT_MS) {
+    await timers.advance(SLOT_MS);
+    for (const p of checker.started) {
+      if (answered.has(p.handle) || p.ip === '10.0.0.7') continue;
+      answered.add(p.handle);
+      p.finish(p.ctx, true, 1, 'connected');
+    }
+  }
+  s.stop();
+  const per = new Map<string, number>();
+  for (const p of checker.started) per.set(p.ip, (per.get(p.ip) ?? 0) + 1);
+  for (const [i, t] of [...targets.values()].entries()) {
+    const want = 3000 / intervals[i % 3]!;
+    const got = per.get(t.ip) ?? 0;
+    assert.ok(got >= want - 2 && got <= want + 1, `${t.ip} every ${intervals[i % 3]} ms: ${got} probes, want about ${want}`);
+  }
+  const stuck = results.filter((r) => r.target.ip === '10.0.0.7');
+  assert.ok(stuck.length >= 18 && stuck.every((r) => r.result.detail === 'timeout'), `${stuck.length} timeouts`);
+  assert.equal(s.skipped, 0, 'a 40 ms timeout never overlaps a 100 ms period');
+});
