@@ -17,13 +17,17 @@
 //
 // Source address: the TCP checksum covers it, and the kernel picks it when it builds the IP
 // header, so it is looked up per destination (connect() of a UDP socket, getsockname()) and cached
-// for SRC_TTL_NS; the cache holds only destinations probed within the last two TTLs.
+// for SRC_TTL_NS; the cache holds only destinations probed within the last two TTLs. The thread
+// also listens for address and route changes (rtnetlink) and has the cache emptied on each, so a
+// new source address is used from the next probe on.
 #define _GNU_SOURCE
 #include "probe.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -40,9 +44,9 @@
 #define RING (1u << 17)          // replies buffered between the thread and the loop
 #define RXB 256                  // replies per recvmmsg
 #define SNAP 96                  // bytes kept of each reply: IP header (max 60) + TCP header start
-#define SRC_TTL_NS (10ull * 1000000000ull)
+#define SRC_TTL_NS (60ull * 1000000000ull)
 #define SYN_LEN 24               // TCP header with an MSS option
-#define RX_COALESCE_NS 200000    // the thread lets replies gather this long after each batch
+#define RX_COALESCE_NS 1000000   // the thread lets replies gather this long after each batch
 
 typedef struct {
   uint32_t saddr;  // member address (network order)
@@ -62,6 +66,8 @@ struct syn_s {
   int reserve;       // TCP socket bound to the source port, never listening
   int udp;           // for source address lookups
   int stopfd;        // eventfd: tells the thread to exit
+  int nl;            // rtnetlink: address and route changes (-1 when unavailable)
+  _Atomic int src_stale;  // set by the thread on a change: the loop empties the cache
   uint16_t sport;    // network order
   uint32_t key[4];   // cookie key
   pthread_t thread;
@@ -144,6 +150,10 @@ static int src_rehash(syn_t *y, uint64_t now) {
 
 /** The source address the kernel uses towards `daddr`, from the cache or a route lookup. */
 static int src_lookup(syn_t *y, uint32_t daddr, uint64_t now, uint32_t *saddr) {
+  if (atomic_exchange_explicit(&y->src_stale, 0, memory_order_acquire)) {
+    memset(y->src, 0, (size_t)y->src_cap * sizeof *y->src);  // an address or route changed
+    y->src_n = 0;
+  }
   uint32_t j = src_slot(daddr, y->src_cap);
   while (y->src[j].daddr && y->src[j].daddr != daddr) j = (j + 1) & (y->src_cap - 1);
   src_t *e = &y->src[j];
@@ -187,12 +197,18 @@ static void *rx_main(void *arg) {
   uint8_t bufs[RXB][SNAP];
   char ctl[RXB][CMSG_SPACE(sizeof(struct timespec))];
   for (;;) {
-    struct pollfd p[2] = {{y->raw, POLLIN, 0}, {y->stopfd, POLLIN, 0}};
-    if (poll(p, 2, -1) < 0) {
+    struct pollfd p[3] = {{y->raw, POLLIN, 0}, {y->stopfd, POLLIN, 0}, {y->nl, POLLIN, 0}};
+    if (poll(p, y->nl >= 0 ? 3 : 2, -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (p[1].revents) break;
+    if (y->nl >= 0 && p[2].revents) {
+      // what changed does not matter: every cached source is looked up again
+      char nlbuf[8192];
+      while (recv(y->nl, nlbuf, sizeof nlbuf, MSG_DONTWAIT) > 0) {}
+      atomic_store_explicit(&y->src_stale, 1, memory_order_release);
+    }
     int got = 0;
     for (;;) {
       for (int i = 0; i < RXB; i++) {
@@ -388,13 +404,14 @@ static void close_fds(syn_t *y) {
   if (y->reserve >= 0) close(y->reserve);
   if (y->udp >= 0) close(y->udp);
   if (y->stopfd >= 0) close(y->stopfd);
+  if (y->nl >= 0) close(y->nl);
 }
 
 int syn_enable(state_t *s) {
   syn_t *y = calloc(1, sizeof *y);
   if (!y) return ENOMEM;
   y->s = s;
-  y->reserve = y->udp = y->stopfd = -1;
+  y->reserve = y->udp = y->stopfd = y->nl = -1;
   y->raw = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
   int rc = 0;
   if (y->raw < 0) rc = errno;
@@ -408,6 +425,18 @@ int syn_enable(state_t *s) {
     rc = errno;
   if (!rc && (y->udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) rc = errno;
   if (!rc && (y->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) rc = errno;
+  if (!rc) {
+    // optional: without it (no netlink) sources are only refreshed after SRC_TTL_NS
+    struct sockaddr_nl nla;
+    memset(&nla, 0, sizeof nla);
+    nla.nl_family = AF_NETLINK;
+    nla.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE;
+    y->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+    if (y->nl >= 0 && bind(y->nl, (struct sockaddr *)&nla, sizeof nla) < 0) {
+      close(y->nl);
+      y->nl = -1;
+    }
+  }
   if (!rc) {
     y->sport = a.sin_port;
     uint16_t port = ntohs(a.sin_port);

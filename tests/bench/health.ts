@@ -20,6 +20,7 @@ import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { HealthScheduler, type ProbeRecord } from '../../runtime/health/scheduler.js';
 import { HealthMonitor } from '../../runtime/health/monitor.js';
 import { HealthView } from '../../runtime/health/view.js';
@@ -183,7 +184,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, farmKind: FarmKind): Promise<Record<string, string>> {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
-  const heap0 = process.memoryUsage().heapUsed;
+  const heap0 = getHeapStatistics().used_heap_size;
   const farm = await Farm.start(farmKind, n);
   const port = farm.port;
   const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, intervalMs: 1000, timeoutMs: 500 };
@@ -237,7 +238,9 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   const k0 = await farm.cpuUs();
   const t0 = performance.now();
   let rssMax = 0;
-  for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, process.memoryUsage().rss); }
+  // (reading RSS opens /proc/self/stat: under EMFILE the sample is skipped)
+  const rss = () => { try { return process.memoryUsage.rss(); } catch { return 0; } };
+  for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, rss()); }
   const wall = performance.now() - t0;
   const c1 = process.cpuUsage(c0);
   const k1 = await farm.cpuUs();
@@ -245,7 +248,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   const cpu = ((c1.user + c1.system) / 1000 / wall) * 100;
   const farmCpu = ((k1 - k0) / 1000 / wall) * 100;
   gc?.(); // live heap only: what the targets and their state hold
-  const mem = process.memoryUsage();
+  const mem = { heapUsed: getHeapStatistics().used_heap_size };
 
   // detection: close 1 % of the listeners, wait for the flips, reopen, wait again
   const k = Math.max(10, Math.floor(n / 100));

@@ -193,6 +193,46 @@ test('syn probe: without CAP_NET_RAW the SYN path is refused and TCP checks use 
   assert.deepEqual(r.warnings, ['half-open SYN probes unavailable; TCP checks use connect(): half-open SYN probes unavailable: EPERM (needs CAP_NET_RAW)'], 'one warning');
 });
 
+test('syn probe: a changed source address is used from the next probe on (rtnetlink empties the source cache)', (t) => {
+  if (!(nativeSynChecker() instanceof NativeTcpChecker)) {
+    t.skip('no CAP_NET_RAW');
+    return;
+  }
+  if (spawnSync('unshare', ['-n', 'true']).status !== 0) {
+    t.skip('cannot create a network namespace (unshare -n)');
+    return;
+  }
+  // In a network namespace of its own: probe 127.0.0.5 (source 127.0.0.1), then give it another
+  // source with a more specific local route and probe again. The TCP checksum covers the source
+  // address, so a SYN built with the old one is dropped by the member (a timeout).
+  const script = `
+    import { createServer } from 'node:net';
+    import { spawnSync } from 'node:child_process';
+    import { nativeSynChecker } from ${JSON.stringify(new URL('../../runtime/health/checkers/tcp-native.ts', import.meta.url).pathname)};
+    const sh = (c) => { const r = spawnSync('sh', ['-c', c], { encoding: 'utf8' }); if (r.status !== 0) throw new Error(c + ': ' + r.stderr); return r.stdout; };
+    sh('ip link set lo up');
+    const c = nativeSynChecker();
+    const srv = createServer((s) => s.destroy()).listen(0, '0.0.0.0', async () => {
+      const t = { key: 'k', poolId: 'p', ip: '127.0.0.5', port: srv.address().port, check: {}, checkKey: '', checkId: '' };
+      const out = { before: sh('ip route get 127.0.0.5'), first: await c.check(t, AbortSignal.timeout(500)) };
+      sh('ip addr add 10.77.0.1/32 dev lo && ip route add local 127.0.0.5/32 dev lo src 10.77.0.1 table local');
+      await new Promise((r) => setTimeout(r, 100));
+      out.after = sh('ip route get 127.0.0.5');
+      out.second = await c.check(t, AbortSignal.timeout(500));
+      console.log(JSON.stringify(out));
+      srv.close();
+    });`;
+  const out = spawnSync('unshare', ['-n', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8', timeout: 30_000, cwd: new URL('../..', import.meta.url).pathname,
+  });
+  assert.equal(out.status, 0, out.stderr);
+  const r = JSON.parse(out.stdout.trim().split('\n').pop()!) as { before: string; after: string; first: CheckResult; second: CheckResult };
+  assert.match(r.before, /src 127\.0\.0\.1/);
+  assert.match(r.after, /src 10\.77\.0\.1/, 'the source address really changed');
+  assert.equal(r.first.ok, true, r.first.detail);
+  assert.equal(r.second.ok, true, `after the change: ${r.second.detail}`);
+});
+
 test('daemon: health.tcpProbeMode syn probes members half-open; a closed port flips them down and back', async (t) => {
   if (!(nativeSynChecker() instanceof NativeTcpChecker)) {
     t.skip('no CAP_NET_RAW');
