@@ -15,8 +15,10 @@
 // to its probe by the SYN's sequence number: a keyed 32-bit permutation of (generation, id), checked
 // against the probe's address and port, so an off-path host has to guess 32 bits to forge a reply.
 //
-// Source address: the TCP checksum covers it, and the kernel picks it when it builds the IP
-// header, so it is looked up per destination (connect() of a UDP socket, getsockname()) and cached
+// Source address: the TCP checksum covers it, so it is looked up per destination (the address the
+// kernel would pick) and written into the IP header, which this code builds itself (IP_HDRINCL:
+// the kernel fills in only the length and the header checksum, and skips its IP ID generation);
+// it is looked up (connect() of a UDP socket, getsockname()) and cached
 // for SRC_TTL_NS; the cache holds only destinations probed within the last two TTLs. The thread
 // also listens for address and route changes (rtnetlink) and has the cache emptied on each, so a
 // new source address is used from the next probe on.
@@ -46,6 +48,7 @@
 #define SNAP 96                  // bytes kept of each reply: IP header (max 60) + TCP header start
 #define SRC_TTL_NS (60ull * 1000000000ull)
 #define SYN_LEN 24               // TCP header with an MSS option
+#define IP_LEN 20                // the IPv4 header this code writes (IP_HDRINCL)
 #define RX_COALESCE_NS 1000000   // the thread lets replies gather this long after each batch
 
 typedef struct {
@@ -81,7 +84,7 @@ struct syn_s {
   uint32_t src_cap, src_n;
   // SYNs waiting for sendmmsg
   uint32_t n;
-  uint8_t pkt[CHUNK][SYN_LEN];
+  uint8_t pkt[CHUNK][IP_LEN + SYN_LEN];
   struct sockaddr_in dst[CHUNK];
   struct iovec iov[CHUNK];
   struct mmsghdr msg[CHUNK];
@@ -349,8 +352,17 @@ int syn_add(state_t *s, uint32_t id, uint32_t daddr, uint16_t dport, int entry) 
   s->inflight++;
   uint32_t seq = cookie_enc(y->key, ((p->gen & 0xff) << 24) | id);
   uint32_t i = y->n++;
-  uint8_t *k = y->pkt[i];
-  memset(k, 0, SYN_LEN);
+  uint8_t *ip = y->pkt[i];
+  memset(ip, 0, IP_LEN + SYN_LEN);
+  ip[0] = 0x45;  // IPv4, 5 words; total length and header checksum: filled in by the kernel
+  ip[4] = (uint8_t)(seq >> 8);  // a non-zero ID, so the kernel does not generate one (DF is set)
+  ip[5] = (uint8_t)seq | 1;
+  ip[6] = 0x40;  // DF
+  ip[8] = 64;    // TTL
+  ip[9] = IPPROTO_TCP;
+  memcpy(ip + 12, &saddr, 4);
+  memcpy(ip + 16, &daddr, 4);
+  uint8_t *k = ip + IP_LEN;
   memcpy(k, &y->sport, 2);
   memcpy(k + 2, &dport, 2);
   uint32_t nseq = htonl(seq);
@@ -375,8 +387,8 @@ int syn_add(state_t *s, uint32_t id, uint32_t daddr, uint16_t dport, int entry) 
   memset(&y->dst[i], 0, sizeof y->dst[i]);
   y->dst[i].sin_family = AF_INET;
   y->dst[i].sin_addr.s_addr = daddr;
-  y->iov[i].iov_base = k;
-  y->iov[i].iov_len = SYN_LEN;
+  y->iov[i].iov_base = ip;
+  y->iov[i].iov_len = IP_LEN + SYN_LEN;
   memset(&y->msg[i], 0, sizeof y->msg[i]);
   y->msg[i].msg_hdr.msg_name = &y->dst[i];
   y->msg[i].msg_hdr.msg_namelen = sizeof y->dst[i];
@@ -456,6 +468,7 @@ int syn_enable(state_t *s) {
   }
   if (!rc) {
     int on = 1, buf = 8 << 20;
+    if (setsockopt(y->raw, IPPROTO_IP, IP_HDRINCL, &on, sizeof on) < 0) rc = errno;
     setsockopt(y->raw, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
     // FORCE passes net.core.rmem_max/wmem_max with CAP_NET_ADMIN; else the plain option, capped there
     if (setsockopt(y->raw, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof buf) < 0) setsockopt(y->raw, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);

@@ -193,7 +193,7 @@ test('syn probe: without CAP_NET_RAW the SYN path is refused and TCP checks use 
   assert.deepEqual(r.warnings, ['half-open SYN probes unavailable; TCP checks use connect(): half-open SYN probes unavailable: EPERM (needs CAP_NET_RAW)'], 'one warning');
 });
 
-test('syn probe: a changed source address is used from the next probe on (rtnetlink empties the source cache)', (t) => {
+test('syn probe: when its source address goes away, the next probe uses the new one (rtnetlink empties the source cache)', (t) => {
   if (!(nativeSynChecker() instanceof NativeTcpChecker)) {
     t.skip('no CAP_NET_RAW');
     return;
@@ -202,20 +202,20 @@ test('syn probe: a changed source address is used from the next probe on (rtnetl
     t.skip('cannot create a network namespace (unshare -n)');
     return;
   }
-  // In a network namespace of its own: probe 127.0.0.5 (source 127.0.0.1), then give it another
-  // source with a more specific local route and probe again. The TCP checksum covers the source
-  // address, so a SYN built with the old one is dropped by the member (a timeout).
+  // In a network namespace of its own: 127.0.0.5 is reached from 10.77.0.1 (a more specific local
+  // route); probe it, remove that address and route (the source becomes 127.0.0.1) and probe again.
+  // A SYN still sent from the vanished address gets its SYN-ACK routed nowhere (a timeout).
   const script = `
     import { createServer } from 'node:net';
     import { spawnSync } from 'node:child_process';
     import { nativeSynChecker } from ${JSON.stringify(new URL('../../runtime/health/checkers/tcp-native.ts', import.meta.url).pathname)};
     const sh = (c) => { const r = spawnSync('sh', ['-c', c], { encoding: 'utf8' }); if (r.status !== 0) throw new Error(c + ': ' + r.stderr); return r.stdout; };
-    sh('ip link set lo up');
+    sh('ip link set lo up && ip addr add 10.77.0.1/32 dev lo && ip route add local 127.0.0.5/32 dev lo src 10.77.0.1 table local');
     const c = nativeSynChecker();
     const srv = createServer((s) => s.destroy()).listen(0, '0.0.0.0', async () => {
       const t = { key: 'k', poolId: 'p', ip: '127.0.0.5', port: srv.address().port, check: {}, checkKey: '', checkId: '' };
       const out = { before: sh('ip route get 127.0.0.5'), first: await c.check(t, AbortSignal.timeout(500)) };
-      sh('ip addr add 10.77.0.1/32 dev lo && ip route add local 127.0.0.5/32 dev lo src 10.77.0.1 table local');
+      sh('ip route del local 127.0.0.5/32 dev lo table local && ip addr del 10.77.0.1/32 dev lo');
       await new Promise((r) => setTimeout(r, 100));
       out.after = sh('ip route get 127.0.0.5');
       out.second = await c.check(t, AbortSignal.timeout(500));
@@ -227,8 +227,8 @@ test('syn probe: a changed source address is used from the next probe on (rtnetl
   });
   assert.equal(out.status, 0, out.stderr);
   const r = JSON.parse(out.stdout.trim().split('\n').pop()!) as { before: string; after: string; first: CheckResult; second: CheckResult };
-  assert.match(r.before, /src 127\.0\.0\.1/);
-  assert.match(r.after, /src 10\.77\.0\.1/, 'the source address really changed');
+  assert.match(r.before, /src 10\.77\.0\.1/);
+  assert.match(r.after, /src 127\.0\.0\.1/, 'the source address really changed');
   assert.equal(r.first.ok, true, r.first.detail);
   assert.equal(r.second.ok, true, `after the change: ${r.second.detail}`);
 });
