@@ -12,8 +12,10 @@ the frames on its stack (first rule that matches, leaf to root order does not ma
   listener lookups          inet_lhash2_lookup (inflated here: 100,000 listeners share this kernel)
   prober: RST for SYN-ACK   tcp_v4_send_reset (SYN mode: this host resets the SYN-ACK)
   prober: raw receive       raw_local_deliver, raw_rcv, recvmmsg (SYN mode)
-  prober: other softirq     the rest of the receive path (IP, TCP lookups) of all three packets
-  prober: connect/disconnect tcp_v4_connect, tcp_disconnect, ... (connect mode)
+  receive path, all packets the rest of the receive path (IP, TCP lookups) of every packet, the
+                            member-bound ones included (SYN and RST: two of three in SYN mode)
+  prober: connect/disconnect tcp_v4_connect, tcp_disconnect, ... (connect mode; SYN mode: the
+                            UDP connect() of source-address lookups)
   prober: send              raw_sendmsg / sendmmsg (SYN mode)
   prober: other kernel      epoll, timers, scheduling, memory
   user: JavaScript, V8, addon
@@ -30,7 +32,7 @@ RULES = [
     ('listener lookups', ('inet_lhash2_lookup',)),
     ('prober: RST for SYN-ACK', ('tcp_v4_send_reset',)),
     ('prober: raw receive', ('raw_local_deliver', 'raw_rcv', 'do_recvmmsg', '__sys_recvmmsg')),
-    ('prober: other softirq', ('net_rx_action', 'process_backlog', '__netif_receive_skb_one_core')),
+    ('receive path, all packets', ('net_rx_action', 'process_backlog', '__netif_receive_skb_one_core')),
     ('prober: connect/disconnect', ('tcp_v4_connect', 'tcp_disconnect', '__inet_stream_connect', '__sys_connect')),
     ('prober: send', ('raw_sendmsg', '__sys_sendmmsg')),
 ]
