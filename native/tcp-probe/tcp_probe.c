@@ -1,4 +1,4 @@
-// TCP connect probes for the health checker (runtime/health/checkers/tcp-native.ts).
+// TCP probes for the health checker (runtime/health/checkers/tcp-native.ts).
 //
 // Why this exists: a TCP health probe only needs connect-then-reset, but probing through Node's
 // net.Socket builds a Duplex stream, a TCPWrap handle, a connect request, a Promise, an
@@ -6,25 +6,35 @@
 // 43.5 us of user and 37.1 us of system CPU per probe, 80.6 % of one core (BENCHMARKS.md "Health").
 // Here a probe is a non-blocking socket registered with one epoll instance owned by the addon; the
 // epoll fd is watched by a single uv_poll_t on Node's loop, and every wakeup delivers all finished
-// probes to JS in one callback through a shared Int32Array. Probes live in a table indexed by the
-// caller's id (grown by doubling, no allocation per probe in the steady state).
+// probes to JS in one callback through a shared Int32Array. Probes are started in batches too:
+// JavaScript writes them into a shared start queue and one startBatch() call starts them all.
+// Probes live in a table indexed by the caller's id (grown by doubling, no allocation per probe in
+// the steady state). Optionally (synEnable, syn.c) IPv4 probes are half-open: a bare SYN from a raw
+// socket, answered by SYN-ACK (up) or RST (refused), with no socket per probe at all.
 //
 // API (one instance per Node environment):
-//   setup(callback(count)) -> ArrayBuffer   results: count x [id, errno (0 = connected), rtt us]
-//   start(ip, port, id)    -> 0, or a negative errno when the probe could not start (EMFILE,
-//                             EINVAL for an address that is not a literal IPv4/IPv6 address, ...)
-//   cancel(id)             -> true when the probe was in flight (closed, never reported)
+//   setup(callback(count)) -> ArrayBuffer   results: count x [id, errno (0 = up), rtt us]
+//   queue()                -> ArrayBuffer   the start queue: QMAX entries of QW int32 (below)
+//   startBatch(n)          -> number of the n queued entries that could not start; each has its
+//                             errno in word 7 (EMFILE, EINVAL, ENETUNREACH, ...), the others 0
+//   address(ip, out)       -> 4 or 6 with the address bytes written to the Int32Array `out`
+//                             (4 words), or -EINVAL when `ip` is not a literal IPv4/IPv6 address
+//   cancel(id)             -> true when the probe was in flight (ended, never reported)
 //   inflight()             -> probes in flight
 //   pooled()               -> idle sockets kept for reuse
-// Every probe that start() accepted is reported exactly once unless cancel()ed. A connected probe
-// is aborted with connect(AF_UNSPEC) (connect(2): the kernel resets the connection, so an RST, no
-// FIN exchange and no TIME_WAIT) and its socket goes back to a per-family pool, still registered
-// with epoll as EPOLLONESHOT: the next probe re-arms it with EPOLL_CTL_MOD instead of paying
-// socket(), setsockopt() and close() again. Failed or cancelled probes close their socket with
-// SO_LINGER {1, 0} (also an RST).
+//   synEnable()            -> 0, or -errno when the SYN path cannot open (EPERM: no CAP_NET_RAW)
+//   synStats()             -> [source port, replies dropped, SYNs sent through connect() instead]
+// Start queue entry, int32 words: [0] id (negative: skipped, a probe cancelled before the batch),
+// [1] port | family << 16 (4 or 6) | 1 << 20 for a SYN probe, [2..5] the address bytes as
+// address() wrote them, [6] unused, [7] out: errno when the probe could not start, else 0.
+// Every probe that startBatch() started is reported exactly once unless cancel()ed. A connected
+// probe is aborted with connect(AF_UNSPEC) (connect(2): the kernel resets the connection, so an
+// RST, no FIN exchange and no TIME_WAIT) and its socket goes back to a per-family pool, still
+// registered with epoll as EPOLLONESHOT: the next probe re-arms it with EPOLL_CTL_MOD instead of
+// paying socket(), setsockopt() and close() again. Failed or cancelled probes close their socket
+// with SO_LINGER {1, 0} (also an RST).
 #define _GNU_SOURCE
-#include <node_api.h>
-#include <uv.h>
+#include "probe.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,43 +48,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH 2048      // results per JS callback
 #define EVENTS 1024     // epoll events per epoll_wait
 #define MAX_ROUNDS 16   // epoll_wait rounds per wakeup (level-triggered: the rest comes next turn)
-#define MAX_ID (1u << 24)
-#define POOL_MAX 4096   // idle sockets kept per address family
 
-typedef struct {
-  int fd;          // -1 when free
-  int err;         // errno of a connect() that failed at once (reported on the first event)
-  uint32_t gen;    // bumped on every start, tags epoll events against id reuse
-  uint64_t t0;     // start time, ns (CLOCK_MONOTONIC)
-  int fam;         // 0 = IPv4, 1 = IPv6 (pool index)
-} probe_t;
-
-typedef struct {
-  napi_env env;
-  napi_ref cb;
-  napi_ref buf_ref;
-  napi_async_context actx;
-  int32_t *results;
-  uint32_t nresults;
-  probe_t *table;
-  uint32_t cap;
-  uint32_t inflight;
-  int ep;
-  int polling;       // uv_poll started
-  int referenced;    // uv handle ref'd (only while probes are in flight)
-  int closing;
-  uv_poll_t *poll;
-  uv_loop_t *loop;
-  int pool[2][POOL_MAX];  // disconnected sockets, registered with epoll and disarmed
-  uint32_t npool[2];
-} state_t;
-
-static uint64_t now_ns(void) {
+uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t real_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -84,7 +69,7 @@ static void close_rst(int fd) {
   close(fd);
 }
 
-static void update_ref(state_t *s) {
+void probe_update_ref(state_t *s) {
   if (!s->poll || s->closing) return;
   if (s->inflight > 0 && !s->referenced) {
     uv_ref((uv_handle_t *)s->poll);
@@ -95,7 +80,7 @@ static void update_ref(state_t *s) {
   }
 }
 
-static void flush(state_t *s) {
+void probe_flush(state_t *s) {
   if (s->nresults == 0) return;
   uint32_t n = s->nresults;
   s->nresults = 0;
@@ -118,6 +103,7 @@ static void flush(state_t *s) {
 
 /** Aborts a connected probe's connection and keeps its socket for reuse; closes it otherwise. */
 static void release(state_t *s, probe_t *p, int connected) {
+  if (p->fd < 0) return;  // a SYN probe has no socket
   struct sockaddr sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_family = AF_UNSPEC;
@@ -131,20 +117,20 @@ static void release(state_t *s, probe_t *p, int connected) {
 /** Ends a probe: its socket is pooled (connected) or closed, and its slot is free again. */
 static void retire(state_t *s, probe_t *p, int connected) {
   release(s, p, connected);
-  p->fd = -1;
-  p->gen++;  // events still queued for the old socket no longer match the slot
+  p->fd = FD_FREE;
+  p->gen++;  // events and replies still on their way for the old probe no longer match the slot
   s->inflight--;
 }
 
-static void finish(state_t *s, uint32_t id, int err) {
+void probe_finish(state_t *s, uint32_t id, int err, uint64_t end_ns) {
   probe_t *p = &s->table[id];
-  uint64_t us = (now_ns() - p->t0) / 1000;
+  uint64_t us = end_ns > p->t0 ? (end_ns - p->t0) / 1000 : 0;
   retire(s, p, err == 0);
   int32_t *r = &s->results[s->nresults * 3];
   r[0] = (int32_t)id;
   r[1] = err;
   r[2] = us > INT32_MAX ? INT32_MAX : (int32_t)us;
-  if (++s->nresults == BATCH) flush(s);
+  if (++s->nresults == BATCH) probe_flush(s);
 }
 
 static void on_poll(uv_poll_t *h, int status, int events) {
@@ -156,6 +142,7 @@ static void on_poll(uv_poll_t *h, int status, int events) {
   for (int round = 0; round < MAX_ROUNDS; round++) {
     int n = epoll_wait(s->ep, ev, EVENTS, 0);
     if (n <= 0) break;
+    uint64_t t = now_ns();
     for (int i = 0; i < n; i++) {
       uint32_t id = (uint32_t)(ev[i].data.u64 & 0xffffffffu);
       uint32_t gen = (uint32_t)(ev[i].data.u64 >> 32);
@@ -171,12 +158,12 @@ static void on_poll(uv_poll_t *h, int status, int events) {
         if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
       }
       if (err == 0 && !(ev[i].events & EPOLLOUT)) err = ECONNRESET;
-      finish(s, id, err);
+      probe_finish(s, id, err, t);
     }
     if (n < EVENTS) break;
   }
-  flush(s);
-  update_ref(s);
+  probe_flush(s);
+  probe_update_ref(s);
 }
 
 static int grow(state_t *s, uint32_t id) {
@@ -186,14 +173,58 @@ static int grow(state_t *s, uint32_t id) {
   while (cap <= id) cap *= 2;
   probe_t *t = realloc(s->table, (size_t)cap * sizeof *t);
   if (!t) return ENOMEM;
-  for (uint32_t i = s->cap; i < cap; i++) {
-    t[i].fd = -1;
-    t[i].err = 0;
-    t[i].gen = 0;
-    t[i].t0 = 0;
-  }
+  memset(t + s->cap, 0, (size_t)(cap - s->cap) * sizeof *t);
+  for (uint32_t i = s->cap; i < cap; i++) t[i].fd = FD_FREE;
   s->table = t;
   s->cap = cap;
+  return 0;
+}
+
+int connect_start(state_t *s, uint32_t id, int fam, const uint8_t *addr, uint16_t port) {
+  struct sockaddr_storage ss;
+  socklen_t sslen;
+  memset(&ss, 0, sizeof ss);
+  if (fam == 4) {
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(port);
+    memcpy(&a4->sin_addr, addr, 4);
+    sslen = sizeof *a4;
+  } else {
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(port);
+    memcpy(&a6->sin6_addr, addr, 16);
+    sslen = sizeof *a6;
+  }
+  int pi = fam == 6 ? 1 : 0;
+  int fd, pooled = 0;
+  if (s->npool[pi] > 0) {
+    fd = s->pool[pi][--s->npool[pi]];
+    pooled = 1;
+  } else {
+    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+  }
+  probe_t *p = &s->table[id];
+  p->gen++;
+  p->err = 0;
+  p->t0 = now_ns();
+  p->fam = pi;
+  if (connect(fd, (struct sockaddr *)&ss, sslen) < 0 && errno != EINPROGRESS) p->err = errno;
+  // An immediate result (success or error) still raises an epoll event at once (EPOLLOUT, or
+  // EPOLLHUP on a failed socket), so every outcome is delivered the same way, asynchronously.
+  struct epoll_event ev;
+  // one event per probe: the socket stays registered (disarmed) while it waits in the pool
+  ev.events = EPOLLOUT | EPOLLONESHOT;  // EPOLLERR and EPOLLHUP are always reported
+  ev.data.u64 = ((uint64_t)p->gen << 32) | id;
+  if (epoll_ctl(s->ep, pooled ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0) {
+    int rc = errno;
+    close(fd);
+    return rc;
+  }
+  p->fd = fd;
+  s->inflight++;
   return 0;
 }
 
@@ -223,11 +254,14 @@ static napi_value js_setup(napi_env env, napi_callback_info info) {
   if (napi_create_string_utf8(env, "tcp_probe", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_object(env, &resource) != napi_ok || napi_async_init(env, resource, name, &s->actx) != napi_ok)
     return NULL;
-  napi_value buf;
+  napi_value buf, queue;
   void *data;
   if (napi_create_arraybuffer(env, BATCH * 3 * sizeof(int32_t), &data, &buf) != napi_ok) return NULL;
   s->results = data;
   if (napi_create_reference(env, buf, 1, &s->buf_ref) != napi_ok) return NULL;
+  if (napi_create_arraybuffer(env, QMAX * QW * sizeof(int32_t), &data, &queue) != napi_ok) return NULL;
+  s->queue = data;
+  if (napi_create_reference(env, queue, 1, &s->queue_ref) != napi_ok) return NULL;
   s->ep = epoll_create1(EPOLL_CLOEXEC);
   if (s->ep < 0) return throw_err(env, "tcp_probe.setup: epoll_create1 failed");
   if (napi_get_uv_event_loop(env, &s->loop) != napi_ok) return NULL;
@@ -245,72 +279,79 @@ static napi_value js_setup(napi_env env, napi_callback_info info) {
   return buf;
 }
 
-static napi_value js_start(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3], ret;
+static napi_value js_queue(napi_env env, napi_callback_info info) {
+  (void)info;
+  state_t *s = get_state(env);
+  napi_value q;
+  if (!s || !s->queue_ref) return throw_err(env, "tcp_probe.queue: not set up");
+  if (napi_get_reference_value(env, s->queue_ref, &q) != napi_ok) return NULL;
+  return q;
+}
+
+/** Starts the first n entries of the start queue (see the top of this file). */
+static napi_value js_start_batch(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], ret;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
   state_t *s = get_state(env);
-  if (!s || !s->polling) return throw_err(env, "tcp_probe.start: not set up");
-  char ip[64];
-  size_t iplen = 0;
-  uint32_t port = 0, id = 0;
-  if (argc < 3 || napi_get_value_string_utf8(env, argv[0], ip, sizeof ip, &iplen) != napi_ok ||
-      napi_get_value_uint32(env, argv[1], &port) != napi_ok || napi_get_value_uint32(env, argv[2], &id) != napi_ok)
-    return throw_err(env, "tcp_probe.start(ip, port, id): bad arguments");
-  int rc = 0;
-  struct sockaddr_storage ss;
-  socklen_t sslen = 0;
-  memset(&ss, 0, sizeof ss);
-  struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-  if (port == 0 || port > 65535 || iplen >= sizeof ip - 1) {
-    rc = EINVAL;
-  } else if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons((uint16_t)port);
-    sslen = sizeof *a4;
-  } else if (inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1) {
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons((uint16_t)port);
-    sslen = sizeof *a6;
-  } else {
-    rc = EINVAL;
-  }
-  if (rc == 0) rc = grow(s, id);
-  if (rc == 0 && s->table[id].fd >= 0) rc = EBUSY;
-  int fd = -1;
-  int fam = ss.ss_family == AF_INET6 ? 1 : 0;
-  int pooled = 0;
-  if (rc == 0 && s->npool[fam] > 0) {
-    fd = s->pool[fam][--s->npool[fam]];
-    pooled = 1;
-  } else if (rc == 0) {
-    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) rc = errno;
-  }
-  if (rc == 0) {
-    probe_t *p = &s->table[id];
-    p->gen++;
-    p->err = 0;
-    p->t0 = now_ns();
-    p->fam = fam;
-    if (connect(fd, (struct sockaddr *)&ss, sslen) < 0 && errno != EINPROGRESS) p->err = errno;
-    // An immediate result (success or error) still raises an epoll event at once (EPOLLOUT, or
-    // EPOLLHUP on a failed socket), so every outcome is delivered the same way, asynchronously.
-    struct epoll_event ev;
-    // one event per probe: the socket stays registered (disarmed) while it waits in the pool
-    ev.events = EPOLLOUT | EPOLLONESHOT;  // EPOLLERR and EPOLLHUP are always reported
-    ev.data.u64 = ((uint64_t)p->gen << 32) | id;
-    if (epoll_ctl(s->ep, pooled ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0) {
-      rc = errno;
-      close(fd);
-    } else {
-      p->fd = fd;
-      s->inflight++;
-      update_ref(s);
+  if (!s || !s->polling) return throw_err(env, "tcp_probe.startBatch: not set up");
+  uint32_t n = 0;
+  if (argc < 1 || napi_get_value_uint32(env, argv[0], &n) != napi_ok || n > QMAX)
+    return throw_err(env, "tcp_probe.startBatch(n): n must be 0..4096");
+  int fails = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    int32_t *e = &s->queue[k * QW];
+    e[7] = 0;
+    if (e[0] < 0) continue;
+    uint32_t id = (uint32_t)e[0];
+    uint32_t meta = (uint32_t)e[1];
+    uint16_t port = (uint16_t)(meta & 0xffff);
+    int fam = (int)((meta >> 16) & 0xf);
+    int syn = (meta >> 20) & 1;
+    const uint8_t *addr = (const uint8_t *)&e[2];
+    int rc = (port == 0 || (fam != 4 && fam != 6)) ? EINVAL : grow(s, id);
+    if (rc == 0 && s->table[id].fd != FD_FREE) rc = EBUSY;
+    if (rc == 0) {
+      if (syn && fam == 4 && s->syn) {
+        uint32_t daddr;
+        memcpy(&daddr, addr, 4);
+        rc = syn_add(s, id, daddr, htons(port), (int)k);
+      } else {
+        rc = connect_start(s, id, fam, addr, port);
+      }
+    }
+    if (rc != 0) {
+      e[7] = rc;
+      fails++;
     }
   }
-  napi_create_int32(env, -rc, &ret);
+  if (s->syn) fails += syn_send(s);
+  probe_update_ref(s);
+  napi_create_int32(env, fails, &ret);
+  return ret;
+}
+
+static napi_value js_address(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], ret;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  char ip[64];
+  size_t iplen = 0;
+  napi_typedarray_type type;
+  size_t len = 0;
+  void *data = NULL;
+  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], ip, sizeof ip, &iplen) != napi_ok ||
+      napi_get_typedarray_info(env, argv[1], &type, &len, &data, NULL, NULL) != napi_ok || type != napi_int32_array || len < 4)
+    return throw_err(env, "tcp_probe.address(ip, Int32Array(4)): bad arguments");
+  int fam = -EINVAL;
+  uint8_t buf[16];
+  memset(buf, 0, sizeof buf);
+  if (iplen < sizeof ip - 1) {
+    if (inet_pton(AF_INET, ip, buf) == 1) fam = 4;
+    else if (inet_pton(AF_INET6, ip, buf) == 1) fam = 6;
+  }
+  if (fam > 0) memcpy(data, buf, 16);
+  napi_create_int32(env, fam, &ret);
   return ret;
 }
 
@@ -321,9 +362,9 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   state_t *s = get_state(env);
   uint32_t id = 0;
   int was = 0;
-  if (s && argc >= 1 && napi_get_value_uint32(env, argv[0], &id) == napi_ok && id < s->cap && s->table[id].fd >= 0) {
-    retire(s, &s->table[id], 0);  // closing removes it from the epoll set
-    update_ref(s);
+  if (s && argc >= 1 && napi_get_value_uint32(env, argv[0], &id) == napi_ok && id < s->cap && s->table[id].fd != FD_FREE) {
+    retire(s, &s->table[id], 0);  // closing removes it from the epoll set; a late SYN reply no longer matches
+    probe_update_ref(s);
     was = 1;
   }
   napi_get_boolean(env, was, &ret);
@@ -346,11 +387,35 @@ static napi_value js_pooled(napi_env env, napi_callback_info info) {
   return ret;
 }
 
+static napi_value js_syn_enable(napi_env env, napi_callback_info info) {
+  (void)info;
+  state_t *s = get_state(env);
+  if (!s || !s->polling) return throw_err(env, "tcp_probe.synEnable: not set up");
+  napi_value ret;
+  napi_create_int32(env, s->syn ? 0 : -syn_enable(s), &ret);
+  return ret;
+}
+
+static napi_value js_syn_stats(napi_env env, napi_callback_info info) {
+  (void)info;
+  state_t *s = get_state(env);
+  uint32_t st[3] = {0, 0, 0};
+  if (s && s->syn) syn_stats(s, st);
+  napi_value arr, v;
+  napi_create_array_with_length(env, 3, &arr);
+  for (uint32_t i = 0; i < 3; i++) {
+    napi_create_uint32(env, st[i], &v);
+    napi_set_element(env, arr, i, v);
+  }
+  return arr;
+}
+
 static void on_closed(uv_handle_t *h) { free(h); }
 
 static void cleanup(void *arg) {
   state_t *s = (state_t *)arg;
   s->closing = 1;
+  syn_cleanup(s);
   for (uint32_t i = 0; i < s->cap; i++)
     if (s->table[i].fd >= 0) close_rst(s->table[i].fd);
   for (int f = 0; f < 2; f++) {
@@ -388,10 +453,14 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_add_env_cleanup_hook(env, cleanup, s);
   napi_property_descriptor props[] = {
       {"setup", NULL, js_setup, NULL, NULL, NULL, napi_default, NULL},
-      {"start", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
+      {"queue", NULL, js_queue, NULL, NULL, NULL, napi_default, NULL},
+      {"startBatch", NULL, js_start_batch, NULL, NULL, NULL, napi_default, NULL},
+      {"address", NULL, js_address, NULL, NULL, NULL, napi_default, NULL},
       {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
       {"inflight", NULL, js_inflight, NULL, NULL, NULL, napi_default, NULL},
       {"pooled", NULL, js_pooled, NULL, NULL, NULL, napi_default, NULL},
+      {"synEnable", NULL, js_syn_enable, NULL, NULL, NULL, napi_default, NULL},
+      {"synStats", NULL, js_syn_stats, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

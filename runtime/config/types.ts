@@ -7,6 +7,8 @@ export interface HealthFileConfig {
   icmpCount: number; scriptPath?: string; scriptContent?: string; webhookURL?: string; webhookMethod: 'POST' | 'GET';
   scoreWindow: number; rise: number; fall: number;
   allowScripts: boolean; scriptDirs: string[];
+  /** how TCP checks probe (docs/health.md "Half-open SYN probes"): connect() per probe, or a bare SYN (IPv4, needs CAP_NET_RAW) */
+  tcpProbeMode: 'connect' | 'syn';
 }
 export interface SmtpFileConfig {
   host: string; port: number; from?: string; to: string[]; username?: string; password?: string; startTls: boolean; tls: boolean;

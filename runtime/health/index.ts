@@ -2,7 +2,7 @@
 export type { Checker, CheckResult, CheckTarget } from './types.js';
 export { targetKey } from './types.js';
 export { createCheckers, type CheckerSet } from './checkers/index.js';
-export { initialState, recordProbe, windowScore, type EndpointState, type ProbeOutcome, type StateSettings } from './state.js';
+export { applyProbe, initialState, NO_FLIP, type EndpointState, type StateSettings } from './state.js';
 export { HealthScheduler, SLOT_MS, MAX_START_SPREAD_MS, REAL_TIMERS, type ProbeRecord, type SyncResult, type Timers } from './scheduler.js';
 export { HealthMonitor, type HealthSink, type DetectionObserver } from './monitor.js';
 export { desiredTargets, snapshotTargets, staticTargets, staticCheckFields, checkFieldsOf, checkKeyOf } from './targets.js';

@@ -28,13 +28,24 @@ export function registerHealthMetrics(registry: Registry, view: HealthView, sche
   // Both series exist from the start, so dashboards see 0 rather than no data.
   histogram.zero({ direction: 'down' });
   histogram.zero({ direction: 'up' });
-  const probes = new Counter({
+  // Probes are counted in plain numbers (type → [fail, ok]) and copied into the counter at scrape
+  // time: counting costs no label hashing and no allocation per probe.
+  const counts = new Map<string, number[]>();
+  const tcpCounts = [0, 0]; // the type at scale, without a lookup
+  counts.set('tcp', tcpCounts);
+  new Counter({
     name: 'gslbd_health_probes_total',
     help: 'Health probes finished, by check type and result (ok, fail)',
     labelNames: ['type', 'result'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [type, c] of counts) {
+        if (c[1]! > 0) this.inc({ type, result: 'ok' }, c[1]!);
+        if (c[0]! > 0) this.inc({ type, result: 'fail' }, c[0]!);
+      }
+    },
   });
-  const children = new Map<string, { inc: () => void }>();
   const endpointCounts = () => {
     const total = new Map<string, number>();
     const healthy = new Map<string, number>();
@@ -68,11 +79,9 @@ export function registerHealthMetrics(registry: Registry, view: HealthView, sche
   return {
     observeDetection: (direction, seconds) => histogram.observe({ direction }, seconds),
     countProbe: (type, ok) => {
-      // label children are cached: hashing the label set on every probe costs more than the probe's bookkeeping
-      const key = `${type}|${ok}`;
-      let c = children.get(key);
-      if (!c) children.set(key, (c = probes.labels({ type, result: ok ? 'ok' : 'fail' })));
-      c.inc();
+      let c = type === 'tcp' ? tcpCounts : counts.get(type);
+      if (!c) counts.set(type, (c = [0, 0]));
+      c[ok ? 1 : 0]++;
     },
   };
 }

@@ -4,10 +4,11 @@ import { hostPort } from '../log/listening.js';
 import type { HealthEntry, HealthView } from './view.js';
 import type { ProbeRecord } from './scheduler.js';
 import type { CheckTarget } from './types.js';
-import { initialState, recordProbe, type EndpointState } from './state.js';
+import { applyProbe, initialState, NO_FLIP, type EndpointState } from './state.js';
 
 /** Where flips are persisted (runtime/store/health-status.ts). */
 export interface HealthSink {
+  /** `e` is the live entry of the HealthView: write it out now, do not keep it */
   write(poolId: string, ipAddress: string, e: HealthEntry): void;
   remove(poolId: string, ipAddress?: string): void;
 }
@@ -32,6 +33,11 @@ interface Tracked {
   state: EndpointState;
   /** false until the first probe after a (re)start wrote storage (§3 "first probe syncs storage") */
   synced: boolean;
+  /** the target's HealthView entry, valid while the view's entryObjects equals `objects` */
+  entry: HealthEntry | undefined;
+  objects: number;
+  /** set when the target ends or begins again: a probe loop's tag pointing here is stale */
+  ended: boolean;
 }
 
 /**
@@ -52,13 +58,17 @@ export class HealthMonitor {
   /** Starts tracking a target optimistically: healthy, score 1, until its first probe. */
   begin(t: CheckTarget): void {
     const now = this.now();
-    this.tracked.set(t.key, { state: initialState(now), synced: false });
+    const old = this.tracked.get(t.key);
+    if (old) old.ended = true;
+    this.tracked.set(t.key, { state: initialState(now), synced: false, entry: undefined, objects: -1, ended: false });
     const prev = this.deps.view.get(t.poolId, t.ip);
     this.deps.view.set(t.poolId, t.ip, { healthy: true, score: 1, lastChecked: prev?.lastChecked ?? 0, rttMs: prev?.rttMs ?? 0, node: this.deps.node });
   }
 
   /** Stops tracking a target and drops its live and stored entries at once. */
   end(t: CheckTarget): void {
+    const tr = this.tracked.get(t.key);
+    if (tr) tr.ended = true;
     this.tracked.delete(t.key);
     this.deps.view.delete(t.poolId, t.ip);
     this.deps.sink.remove(t.poolId, t.ip);
@@ -69,43 +79,51 @@ export class HealthMonitor {
     return this.tracked.get(key)?.state;
   }
 
-  /** Records one finished probe. Results for targets no longer tracked are ignored. */
+  /** Records one finished probe (allocation-free unless it flips). Results for targets no longer tracked are ignored. */
   record(rec: ProbeRecord): void {
     const t = rec.target;
-    const tr = this.tracked.get(t.key);
-    if (!tr) return;
+    // the scheduler hands back what was tagged on the loop's previous record: no lookup per probe
+    let tr = rec.tag as Tracked | undefined;
+    if (tr === undefined || tr.ended) {
+      tr = this.tracked.get(t.key);
+      if (!tr) return;
+      rec.tag = tr;
+    }
     const at = rec.finishedAt;
-    const out = recordProbe(tr.state, rec.result.ok, at, t.check);
-    tr.state = out.state;
-    const prev = this.deps.view.get(t.poolId, t.ip);
-    const entry: HealthEntry = {
-      healthy: out.state.healthy,
-      score: out.state.score,
-      lastChecked: at,
-      // rttMs is an integer (§2); a failed probe keeps the last measured value for the latency step
-      rttMs: rec.result.ok ? Math.round(rec.result.rttMs) : prev?.rttMs ?? 0,
-      node: this.deps.node,
-    };
-    this.deps.view.record(t.poolId, t.ip, entry);
-    if (out.flipped || !tr.synced) {
+    const ok = rec.result.ok;
+    const st = tr.state;
+    const detectionMs = applyProbe(st, ok, at, t.check);
+    // rttMs is an integer (§2); a failed probe keeps the last measured value for the latency step (-1)
+    const rttMs = ok ? Math.round(rec.result.rttMs) : -1;
+    const view = this.deps.view;
+    let entry = tr.entry;
+    if (entry && tr.objects === view.entryObjects) {
+      view.update(entry, st.healthy, st.score, at, rttMs, this.deps.node);
+    } else {
+      entry = view.record(t.poolId, t.ip, st.healthy, st.score, at, rttMs, this.deps.node);
+      tr.entry = entry;
+      tr.objects = view.entryObjects;
+    }
+    const flipped = detectionMs !== NO_FLIP;
+    if (flipped || !tr.synced) {
       this.deps.sink.write(t.poolId, t.ip, entry);
       tr.synced = true;
     }
-    if (!out.flipped) return;
+    if (!flipped) return;
     const transition: HealthTransition = {
       poolId: t.poolId, ipAddress: t.ip, healthy: entry.healthy, score: entry.score, timestamp: at,
-      rttMs: entry.rttMs, node: entry.node, detectionMs: out.detectionMs,
+      rttMs: entry.rttMs, node: entry.node, detectionMs,
     };
     const { detectionMs: _d, ...payload } = transition;
     this.deps.bus.emit('ws_message', { type: 'health_update', payload });
     this.deps.bus.emit('health_transition', transition);
-    this.deps.observe(entry.healthy ? 'up' : 'down', out.detectionMs / 1000);
+    this.deps.observe(entry.healthy ? 'up' : 'down', detectionMs / 1000);
     this.deps.log?.info({
       poolId: t.poolId, pool: this.deps.poolName?.(t.poolId) ?? t.poolId,
       // the probed address: icmp has no port; the others probe the check's port (docs/health.md)
       member: t.check.type === 'icmp' ? t.ip : hostPort(t.ip, t.port),
       check: t.check.type, from: entry.healthy ? 'unhealthy' : 'healthy', to: entry.healthy ? 'healthy' : 'unhealthy',
-      detail: rec.result.detail, score: entry.score, detectionMs: out.detectionMs,
+      detail: rec.result.detail, score: entry.score, detectionMs,
     }, 'health flip');
   }
 }

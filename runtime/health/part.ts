@@ -46,7 +46,7 @@ function warnInsecure(core: Core, targets: Iterable<CheckTarget>, warned: Set<st
  * by diffing desired targets against the running set (added, removed, check changed). Removed
  * targets stop probing and lose their live and stored entries in the same turn as the snapshot
  * swap that removed them from DNS. Publishes `core.ports.health` ({@link HealthRuntime}) and
- * `core.ports.tcpProbePath` (`native` or `net`, see checkers/index.ts).
+ * `core.ports.tcpProbePath` (`syn`, `native` or `net`, see checkers/index.ts).
  */
 export function startHealth(core: Core): HealthRuntime {
   const log = core.log.child({ component: 'health' });
@@ -60,7 +60,8 @@ export function startHealth(core: Core): HealthRuntime {
     log,
     poolName: (id) => (id === STATIC_POOL_ID ? 'static' : rowsOf<PoolRow>(core.holder.current, 'pool').get(id)?.name),
   });
-  const checkers = createCheckers(log, { scripts: scriptPolicyOf(core.config.health) });
+  // health.tcpProbeMode: syn asks for half-open probes; without CAP_NET_RAW one warning, then connect()
+  const checkers = createCheckers(log, { scripts: scriptPolicyOf(core.config.health), tcpProbe: core.config.health.tcpProbeMode === 'syn' ? 'syn' : 'native' });
   core.ports.tcpProbePath = tcpProbePath(checkers);
   const scheduler = new HealthScheduler({
     checkers,

@@ -18,7 +18,10 @@ export const REAL_TIMERS: Timers = {
   defer: (fn) => { setImmediate(fn); },
 };
 
-/** One finished probe, as delivered to `onResult`. */
+/**
+ * One finished probe, as delivered to `onResult`. The scheduler reuses the record and its `result`
+ * for the next probe: read them during the call, copy what must be kept.
+ */
 export interface ProbeRecord {
   target: CheckTarget;
   result: CheckResult;
@@ -26,6 +29,12 @@ export interface ProbeRecord {
   dueAt: number;
   startedAt: number;
   finishedAt: number;
+  /**
+   * A value the consumer may set during `onResult`; the scheduler hands it back with every later
+   * record of the same probe loop and forgets it when the loop stops or restarts (the monitor
+   * keeps its per-target state there instead of looking it up per probe).
+   */
+  tag: unknown;
 }
 
 export interface SchedulerDeps {
@@ -58,10 +67,19 @@ interface Runner {
   probeTarget: CheckTarget;
   probeDueAt: number;
   probeStartedAt: number;
+  /** ProbeRecord.tag of this loop */
+  tag: unknown;
 }
 
-/** A wheel entry: a runner's next tick, or (seq > 0) the deadline of its probe `seq`. */
-type Entry = { runner: Runner; seq: number };
+/**
+ * The entries of one wheel slot, as parallel arrays so that scheduling allocates nothing: a
+ * runner's next tick (seq 0) or the deadline of its probe `seq`. Buckets are recycled.
+ */
+interface Bucket {
+  runners: (Runner | undefined)[];
+  seqs: number[];
+  n: number;
+}
 
 /** What `sync` changed, so the caller can reset or drop endpoint state. */
 export interface SyncResult {
@@ -83,7 +101,16 @@ export class HealthScheduler {
   private readonly runners = new Map<string, Runner>();
   private readonly timers: Timers;
   private readonly random: () => number;
-  private readonly buckets = new Map<number, Entry[]>();
+  private readonly buckets = new Map<number, Bucket>();
+  private readonly spare: Bucket[] = [];
+  /**
+   * The last bucket ticks and deadlines were put in: the probes of one slot all schedule their next
+   * tick in one later slot and their deadlines in another, so nearly every enqueue skips the map.
+   */
+  private tickSlot = -1;
+  private tickBucket: Bucket | undefined;
+  private deadlineSlot = -1;
+  private deadlineBucket: Bucket | undefined;
   /** last slot processed */
   private cursor = 0;
   private wheel: unknown = undefined;
@@ -95,6 +122,9 @@ export class HealthScheduler {
   skipped = 0;
   /** last probe sequence number */
   private seq = 0;
+  /** the record handed to `onResult`, reused (a nested call gets its own) */
+  private readonly rec: ProbeRecord = { target: undefined as unknown as CheckTarget, result: { ok: false, rttMs: 0, detail: '' }, dueAt: 0, startedAt: 0, finishedAt: 0, tag: undefined };
+  private reporting = false;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.timers = deps.timers ?? REAL_TIMERS;
@@ -145,6 +175,7 @@ export class HealthScheduler {
     for (const r of this.runners.values()) this.stopRunner(r);
     this.runners.clear();
     this.buckets.clear();
+    this.forgetCached();
     if (this.wheel !== undefined) this.timers.clear(this.wheel);
     this.wheel = undefined;
   }
@@ -154,10 +185,10 @@ export class HealthScheduler {
     const offset = Math.floor(this.random() * Math.min(target.check.intervalMs, MAX_START_SPREAD_MS));
     const r: Runner = {
       target, stopped: false, dueAt: now + offset, inflight: 0, abort: undefined, handle: -1,
-      probeTarget: target, probeDueAt: 0, probeStartedAt: 0,
+      probeTarget: target, probeDueAt: 0, probeStartedAt: 0, tag: undefined,
     };
     this.runners.set(target.key, r);
-    this.enqueue(r.dueAt, { runner: r, seq: 0 });
+    this.enqueue(r.dueAt, r, 0);
   }
 
   private stopRunner(r: Runner): void {
@@ -167,18 +198,37 @@ export class HealthScheduler {
   }
 
   /** Puts an entry in the slot of `at` (never in a slot already processed) and arms the wheel. */
-  private enqueue(at: number, e: Entry): void {
+  private enqueue(at: number, runner: Runner, seq: number): void {
     if (this.wheel === undefined && this.buckets.size === 0) this.cursor = Math.floor(this.timers.now() / SLOT_MS);
     const slot = Math.max(Math.ceil(at / SLOT_MS), this.cursor + 1);
-    const b = this.buckets.get(slot);
-    if (b) b.push(e);
-    else this.buckets.set(slot, [e]);
+    let b = seq === 0 ? (slot === this.tickSlot ? this.tickBucket : undefined) : (slot === this.deadlineSlot ? this.deadlineBucket : undefined);
+    if (!b) {
+      b = this.buckets.get(slot);
+      if (!b) {
+        b = this.spare.pop() ?? { runners: [], seqs: [], n: 0 };
+        this.buckets.set(slot, b);
+      }
+      if (seq === 0) {
+        this.tickSlot = slot;
+        this.tickBucket = b;
+      } else {
+        this.deadlineSlot = slot;
+        this.deadlineBucket = b;
+      }
+    }
+    b.runners[b.n] = runner;
+    b.seqs[b.n++] = seq;
     if (this.turning) return;
     if (this.wheel !== undefined && slot < this.armedSlot) {
       this.timers.clear(this.wheel); // armed for a later slot: wake up earlier
       this.wheel = undefined;
     }
     if (this.wheel === undefined) this.arm(slot);
+  }
+
+  private forgetCached(): void {
+    this.tickSlot = this.deadlineSlot = -1;
+    this.tickBucket = this.deadlineBucket = undefined;
   }
 
   private arm(slot: number): void {
@@ -191,36 +241,48 @@ export class HealthScheduler {
     this.wheel = undefined;
     this.turning = true;
     const nowSlot = Math.floor(this.timers.now() / SLOT_MS);
-    const expired: Entry[] = [];
+    let expired: Runner[] | undefined;
+    let expiredSeqs: number[] | undefined;
     while (this.cursor < nowSlot && this.buckets.size > 0) {
       const slot = ++this.cursor;
       const b = this.buckets.get(slot);
       if (!b) continue;
       this.buckets.delete(slot);
-      for (const e of b) {
-        if (e.runner.stopped) continue;
-        if (e.seq !== 0) {
-          if (e.runner.inflight === e.seq) expired.push(e);
+      if (slot === this.tickSlot || slot === this.deadlineSlot) this.forgetCached(); // the bucket is recycled
+      for (let i = 0; i < b.n; i++) {
+        const r = b.runners[i]!;
+        const seq = b.seqs[i]!;
+        b.runners[i] = undefined;
+        if (r.stopped) continue;
+        if (seq !== 0) {
+          if (r.inflight === seq) {
+            (expired ??= []).push(r);
+            (expiredSeqs ??= []).push(seq);
+          }
         } else {
-          this.tick(e.runner);
+          this.tick(r);
         }
       }
+      b.n = 0;
+      this.spare.push(b);
     }
     this.cursor = Math.max(this.cursor, nowSlot);
     this.turning = false;
     // Deadlines are enforced after the poll phase: a probe that completed while the event loop was
     // busy is counted as completed, not as a timeout, so a loaded daemon does not mark healthy
     // endpoints down.
-    if (expired.length > 0) {
+    if (expired && expiredSeqs) {
+      const runners = expired;
+      const seqs = expiredSeqs;
       this.timers.defer(() => {
-        for (const e of expired) {
-          const r = e.runner;
-          if (r.stopped || r.inflight !== e.seq) continue;
+        for (let i = 0; i < runners.length; i++) {
+          const r = runners[i]!;
+          if (r.stopped || r.inflight !== seqs[i]) continue;
           if (r.abort) {
             r.abort.abort(); // the checker resolves with its own `timeout` result
           } else {
             this.cancel(r);
-            this.finish(r, TIMEOUT);
+            this.finish(r, false, 0, 'timeout');
           }
         }
       });
@@ -237,7 +299,7 @@ export class HealthScheduler {
     const interval = Math.max(1, r.target.check.intervalMs);
     r.dueAt += interval;
     if (r.dueAt <= now) r.dueAt = now + interval; // the loop fell behind: skip, do not burst
-    this.enqueue(r.dueAt, { runner: r, seq: 0 });
+    this.enqueue(r.dueAt, r, 0);
     if (r.inflight !== 0) {
       this.skipped++;
       return;
@@ -258,9 +320,9 @@ export class HealthScheduler {
     r.probeStartedAt = startedAt;
     r.abort = undefined;
     r.handle = -1;
-    this.enqueue(startedAt + Math.max(1, target.check.timeoutMs), { runner: r, seq });
+    this.enqueue(startedAt + Math.max(1, target.check.timeoutMs), r, seq);
     const checker = this.deps.checkers[target.check.type];
-    if (!checker) return this.finish(r, { ok: false, rttMs: 0, detail: `unknown check type ${String(target.check.type)}` });
+    if (!checker) return this.finish(r, false, 0, `unknown check type ${String(target.check.type)}`);
     if (checker.start && checker.cancel) {
       const handle = checker.start(target, r, this.finish);
       if (r.inflight === seq) r.handle = handle; // not finished synchronously
@@ -269,18 +331,35 @@ export class HealthScheduler {
     const ac = new AbortController();
     r.abort = ac;
     const done = (result: CheckResult) => {
-      if (r.inflight === seq) this.finish(r, result); // else stale: stopped, restarted or timed out
+      if (r.inflight === seq) this.finish(r, result.ok, result.rttMs, result.detail); // else stale: stopped, restarted or timed out
     };
     checker.check(target, ac.signal).then(done, (err: unknown) => done({ ok: false, rttMs: 0, detail: String(err) }));
   }
 
-  /** Ends the runner's probe in flight with `result`. */
-  private readonly finish = (r: Runner, result: CheckResult): void => {
+  /** Ends the runner's probe in flight with the result's fields. */
+  private readonly finish = (r: Runner, ok: boolean, rttMs: number, detail: string): void => {
     if (r.stopped || r.inflight === 0) return;
     r.inflight = 0;
     r.abort = undefined;
     r.handle = -1;
-    this.deps.onResult({ target: r.probeTarget, result, dueAt: r.probeDueAt, startedAt: r.probeStartedAt, finishedAt: this.timers.now() });
+    const nested = this.reporting;
+    const rec: ProbeRecord = nested ? { target: r.probeTarget, result: { ok, rttMs, detail }, dueAt: 0, startedAt: 0, finishedAt: 0, tag: undefined } : this.rec;
+    rec.target = r.probeTarget;
+    rec.result.ok = ok;
+    rec.result.rttMs = rttMs;
+    rec.result.detail = detail;
+    rec.dueAt = r.probeDueAt;
+    rec.startedAt = r.probeStartedAt;
+    rec.finishedAt = this.timers.now();
+    rec.tag = r.tag;
+    this.reporting = true;
+    try {
+      this.deps.onResult(rec);
+    } finally {
+      this.reporting = nested;
+      r.tag = rec.tag;
+      rec.tag = undefined;
+    }
   };
 
   /** Stops the runner's probe in flight without a result. */
@@ -291,5 +370,3 @@ export class HealthScheduler {
     r.handle = -1;
   }
 }
-
-const TIMEOUT: CheckResult = Object.freeze({ ok: false, rttMs: 0, detail: 'timeout' });

@@ -31,18 +31,20 @@ export interface Checker {
   check(target: CheckTarget, signal: AbortSignal): Promise<CheckResult>;
   /**
    * Optional direct interface, used by the scheduler when present: starts a probe and returns a
-   * handle for `cancel`; `finish(ctx, result)` is called exactly once, possibly synchronously
-   * (a probe that could not start), unless `cancel(handle)` ran first. No Promise or
-   * AbortController per probe, and `finish` is one function for all probes.
+   * handle for `cancel`; `finish(ctx, ok, rttMs, detail)` is called exactly once, possibly
+   * synchronously (a probe that could not start), unless `cancel(handle)` ran first. No Promise,
+   * AbortController or result object per probe, and `finish` is one function for all probes. The
+   * probe may start a little later in the same turn of the event loop (the native TCP checker
+   * starts the probes of a turn in one batch).
    */
   start?(target: CheckTarget, ctx: unknown, finish: ProbeFinish): number;
   /** Stops a probe started by `start` (timeout or target stopped); its `finish` is not called. */
   cancel?(handle: number): void;
 }
 
-/** Completion callback of {@link Checker.start}: `ctx` is the value given to `start`. */
+/** Completion callback of {@link Checker.start}: `ctx` is the value given to `start`; the fields of a {@link CheckResult}. */
 // `any`: each checker user picks its own context type.
-export type ProbeFinish = (ctx: any, result: CheckResult) => void;
+export type ProbeFinish = (ctx: any, ok: boolean, rttMs: number, detail: string) => void;
 
 /** Builds a target key from pool id and IP. */
 export function targetKey(poolId: string, ip: string): string {

@@ -31,6 +31,7 @@ export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined
 export class HealthView {
   private readonly byPool = new Map<string, Map<string, HealthEntry>>();
   private v = 0;
+  private objects = 0;
   policy: HealthPolicy = localPolicy;
   /**
    * Told after every change of `version` (the DNS part copies the view to its worker threads,
@@ -44,6 +45,12 @@ export class HealthView {
     this.v = n;
     this.onChange?.();
   }
+
+  /**
+   * Changes whenever an entry object is added, replaced or removed (not when one is updated in
+   * place): a writer that keeps a reference to an entry may use it while this stays the same.
+   */
+  get entryObjects(): number { return this.objects; }
 
   get(poolId: string, ip: string): HealthEntry | undefined {
     return this.byPool.get(poolId)?.get(ip);
@@ -60,23 +67,49 @@ export class HealthView {
     let m = this.byPool.get(poolId);
     if (!m) this.byPool.set(poolId, (m = new Map()));
     m.set(ip, e);
+    this.objects++;
     this.version++;
   }
   /**
-   * Records a probe's entry. Unlike `set`, `version` only moves when something an answer depends on
+   * Records a probe's outcome into the endpoint's entry, in place (no allocation per probe; an
+   * entry handed out by `get` changes with it, so readers copy what they keep). `rttMs` below 0
+   * keeps the entry's RTT. Unlike `set`, `version` only moves when something an answer depends on
    * changed (healthy, score, or rttMs by at least max(2 ms, 10 %)), so steady probes at thousands
    * a second do not invalidate the DNS engine's cached candidate lists (runtime/dns/service-plan.ts).
+   * Returns the entry.
    */
-  record(poolId: string, ip: string, e: HealthEntry): void {
+  record(poolId: string, ip: string, healthy: boolean, score: number, lastChecked: number, rttMs: number, node: string): HealthEntry {
     let m = this.byPool.get(poolId);
     if (!m) this.byPool.set(poolId, (m = new Map()));
-    const prev = m.get(ip);
-    m.set(ip, e);
-    if (!prev || prev.healthy !== e.healthy || prev.score !== e.score || Math.abs(prev.rttMs - e.rttMs) >= Math.max(2, prev.rttMs * 0.1)) this.version++;
+    const e = m.get(ip);
+    if (!e) {
+      const created = { healthy, score, lastChecked, rttMs: Math.max(0, rttMs), node };
+      m.set(ip, created);
+      this.objects++;
+      this.version++;
+      return created;
+    }
+    this.update(e, healthy, score, lastChecked, rttMs, node);
+    return e;
+  }
+
+  /**
+   * {@link record} on an entry the caller holds (taken from `get`, valid while
+   * {@link entryObjects} is unchanged): no lookup at all.
+   */
+  update(e: HealthEntry, healthy: boolean, score: number, lastChecked: number, rttMs: number, node: string): void {
+    const changed = e.healthy !== healthy || e.score !== score || (rttMs >= 0 && Math.abs(e.rttMs - rttMs) >= Math.max(2, e.rttMs * 0.1));
+    e.healthy = healthy;
+    e.score = score;
+    e.lastChecked = lastChecked;
+    if (rttMs >= 0) e.rttMs = rttMs;
+    e.node = node;
+    if (changed) this.version++;
   }
   delete(poolId: string, ip?: string): void {
     if (ip === undefined) this.byPool.delete(poolId);
     else this.byPool.get(poolId)?.delete(ip);
+    this.objects++;
     this.version++;
   }
   /** Entries of one pool (IP → entry). */

@@ -1,20 +1,32 @@
 /**
- * `npm run bench:health`: the health checker probing 1,000 and 10,000 TCP members at a 1 s
- * interval. The members are real TCP listeners on distinct 127.0.0.0/8 addresses (one port) in a
- * child process, so the CPU measured here is the checker's alone. Reports CPU % of one core,
- * memory, probe scheduling lag and connect RTT spread, and down/up detection times after closing
- * and reopening 1 % of the listeners. Options: `--sizes 1000,10000`, `--seconds 10`,
- * `--tcp-probe native|net` (the TCP probe path; native falls back to net when the addon is missing).
+ * `npm run bench:health`: the health checker probing N TCP members at a 1 s interval. The members
+ * are real TCP listeners on distinct 127.0.0.0/8 addresses (one port) in child processes, so the
+ * CPU measured here is the checker's alone. Reports CPU % of one core, memory, probe scheduling
+ * lag and connect RTT spread, and down/up detection times after closing and reopening 1 % of the
+ * listeners.
+ *
+ * Options: `--sizes 1000,10000` (members), `--seconds 10` (measured), `--tcp-probe syn|native|net`
+ * (the TCP probe path: syn = half-open probes, needs CAP_NET_RAW, else native; native falls back to
+ * net when the addon is missing), `--farm node|defer`:
+ * - `node` (default): Node listeners that accept and destroy every connection;
+ * - `defer`: python3 listeners with TCP_DEFER_ACCEPT (tests/bench/health-farm.py) that never wake
+ *   up: on loopback the member side's kernel work shrinks to the SYN, SYN-ACK and RST handling,
+ *   which is closer to what a prober pays against remote members. Needed at 100,000 members on a
+ *   small machine, where the accepting farm alone would need several cores.
+ * Each farm process holds at most PER_FARM listeners (file descriptors; see `ulimit -n`).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { HealthScheduler, type ProbeRecord } from '../../runtime/health/scheduler.js';
 import { HealthMonitor } from '../../runtime/health/monitor.js';
 import { HealthView } from '../../runtime/health/view.js';
 import { EventBus } from '../../runtime/events/bus.js';
 import { createCheckers, tcpProbePath, type TcpProbePath } from '../../runtime/health/checkers/index.js';
+import { NativeTcpChecker } from '../../runtime/health/checkers/tcp-native.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { CheckTarget } from '../../runtime/health/types.js';
@@ -22,31 +34,45 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { registerHealthMetrics, type HealthMetrics } from '../../runtime/health/metrics.js';
 
+/** Member i's address (tests/bench/health-farm.py computes the same). */
 const ipOf = (i: number) => `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
+/**
+ * Listeners per farm process: each is a file descriptor and the hard `ulimit -n` may be low
+ * (20,000 on the development VM), so 100,000 members take several processes.
+ */
+const PER_FARM = 15000;
 
-// ---- child: the listener farm -------------------------------------------------------------
-async function runListeners(n: number): Promise<void> {
+type FarmKind = 'node' | 'defer';
+type Reply = { op: string; at?: number; port?: number; usage?: { user: number; system: number } };
+type Command = { op: 'close' | 'open' | 'cpu' | 'exit'; from?: number; to?: number };
+
+// ---- the `node` farm: one child process of this script per PER_FARM members ----------------
+/** Listeners for members [from, to) on `port0` (0: the first picks one); accepts and destroys. */
+async function runListeners(from: number, to: number, port0: number): Promise<void> {
   const servers: Server[] = [];
   const listen = (i: number, port: number) => new Promise<number>((resolve, reject) => {
     const s = createServer((c) => c.destroy());
     s.once('error', reject);
     s.listen({ port, host: ipOf(i), backlog: 511 }, () => resolve((s.address() as { port: number }).port));
-    servers[i] = s;
+    servers[i - from] = s;
   });
-  const port = await listen(0, 0);
-  for (let i = 1; i < n; i++) await listen(i, port);
-  const send = (m: unknown) => process.send!(m);
+  const port = await listen(from, port0);
+  await Promise.all(Array.from({ length: to - from - 1 }, (_, k) => listen(from + 1 + k, port)));
+  const send = (m: Reply) => process.send!(m);
   // A failure is left as an unhandled rejection on purpose: it ends this child and so the bench.
-  process.on('message', (m: { op: string; from: number; to: number }) => void onMessage(m));
-  async function onMessage(m: { op: string; from: number; to: number }): Promise<void> {
+  process.on('message', (m: Command) => void onMessage(m));
+  async function onMessage(m: Command): Promise<void> {
+    const a = Math.max(m.from ?? 0, from) - from;
+    const b = Math.min(m.to ?? 0, to) - from;
     if (m.op === 'close') {
-      await Promise.all(servers.slice(m.from, m.to).map((s) => new Promise((r) => s.close(r))));
+      await Promise.all(servers.slice(a, Math.max(a, b)).map((s) => new Promise((r) => s.close(r))));
       send({ op: 'closed', at: Date.now() });
     } else if (m.op === 'open') {
-      for (let i = m.from; i < m.to; i++) await listen(i, port);
+      await Promise.all(Array.from({ length: Math.max(0, b - a) }, (_, k) => listen(from + a + k, port)));
       send({ op: 'opened', at: Date.now() });
     } else if (m.op === 'cpu') {
-      send({ op: 'cpu', usage: process.cpuUsage() });
+      const u = process.cpuUsage();
+      send({ op: 'cpu', usage: { user: u.user, system: u.system } });
     } else if (m.op === 'exit') {
       process.exit(0);
     }
@@ -54,7 +80,99 @@ async function runListeners(n: number): Promise<void> {
   send({ op: 'ready', port });
 }
 
+/** One farm process, whichever kind: send a command, wait for the reply of a given op. */
+interface FarmProcess {
+  ask(cmd: Command, op: string): Promise<Reply>;
+  /** the `ready` reply, with the port */
+  ready: Promise<Reply>;
+  exited: Promise<unknown>;
+}
+
+function nodeFarmProcess(from: number, to: number, port: number): FarmProcess {
+  const child = fork(fileURLToPath(import.meta.url), ['--listeners', String(from), String(to), String(port)], { execArgv: ['--import', 'tsx'] });
+  return {
+    ready: new Promise((resolve) => child.once('message', resolve)),
+    ask: (cmd, op) => new Promise((resolve) => {
+      const on = (m: Reply) => { if (m.op === op) { child.off('message', on); resolve(m); } };
+      child.on('message', on);
+      child.send(cmd);
+    }),
+    exited: new Promise((r) => child.once('exit', r)),
+  };
+}
+
+function deferFarmProcess(from: number, to: number, port: number): FarmProcess {
+  const script = fileURLToPath(new URL('./health-farm.py', import.meta.url));
+  const child: ChildProcess = spawn('python3', [script, String(from), String(to), String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting: { op: string; resolve: (m: Reply) => void }[] = [];
+  const ready = new Promise<Reply>((resolve) => waiting.push({ op: 'ready', resolve }));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const m = JSON.parse(line) as Reply;
+    const i = waiting.findIndex((w) => w.op === m.op);
+    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(m);
+  });
+  return {
+    ready,
+    ask: (cmd, op) => new Promise((resolve) => {
+      waiting.push({ op, resolve });
+      child.stdin!.write(`${cmd.op} ${cmd.from ?? 0} ${cmd.to ?? 0}\n`);
+    }),
+    exited: new Promise((r) => child.once('exit', r)),
+  };
+}
+
+/** The listener farm for `n` members: PER_FARM listeners per process, all on one port. */
+class Farm {
+  private constructor(readonly procs: FarmProcess[], readonly port: number) {}
+
+  static async start(kind: FarmKind, n: number): Promise<Farm> {
+    const procs: FarmProcess[] = [];
+    let port = 0;
+    for (let from = 0; from < n; from += PER_FARM) {
+      const to = Math.min(n, from + PER_FARM);
+      const p = kind === 'node' ? nodeFarmProcess(from, to, port) : deferFarmProcess(from, to, port);
+      procs.push(p);
+      const ready = await Promise.race([p.ready, p.exited.then((code) => { throw new Error(`listener process exited ${String(code)}`); })]);
+      port = ready.port!;
+    }
+    return new Farm(procs, port);
+  }
+
+  /** Sends a command to every process; the latest reply time (`at`). */
+  async all(cmd: Command, op: string): Promise<number> {
+    const replies = await Promise.all(this.procs.map((p) => p.ask(cmd, op)));
+    return Math.max(...replies.map((m) => m.at ?? 0));
+  }
+
+  /** CPU µs (user + system) of the whole farm so far. */
+  async cpuUs(): Promise<number> {
+    const replies = await Promise.all(this.procs.map((p) => p.ask({ op: 'cpu' }, 'cpu')));
+    return replies.reduce((sum, m) => sum + m.usage!.user + m.usage!.system, 0);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.procs.map((p) => { void p.ask({ op: 'exit' }, 'never'); return p.exited; }));
+  }
+}
+
 // ---- parent: the checker -------------------------------------------------------------------
+/** A histogram of whole milliseconds (0 … 60 s), so recording costs no memory per probe. */
+class MsHistogram {
+  private readonly counts = new Uint32Array(60_001);
+  n = 0;
+  add(ms: number): void {
+    this.counts[Math.min(60_000, Math.max(0, Math.round(ms)))]!++;
+    this.n++;
+  }
+  pct(p: number): number {
+    if (this.n === 0) return NaN;
+    const rank = Math.min(this.n, Math.floor((p / 100) * this.n) + 1);
+    let seen = 0;
+    for (let i = 0; i < this.counts.length; i++) if ((seen += this.counts[i]!) >= rank) return i;
+    return NaN;
+  }
+}
+
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -63,20 +181,12 @@ function pct(xs: number[], p: number): number {
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function ask<T>(child: ChildProcess, msg: unknown, op: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { op: string }) => { if (m.op === op) { child.off('message', on); resolve(m as T); } };
-    child.on('message', on);
-    child.send(msg as never);
-  });
-}
-
-async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath): Promise<Record<string, string>> {
-  const child = fork(fileURLToPath(import.meta.url), ['--listeners', String(n)], { execArgv: ['--import', 'tsx'] });
-  const { port } = await new Promise<{ port: number }>((resolve, reject) => {
-    child.once('message', (m: { op: string; port: number }) => (m.op === 'ready' ? resolve(m) : reject(new Error(String(m.op)))));
-    child.once('exit', (code) => reject(new Error(`listener process exited ${code}`)));
-  });
+async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, farmKind: FarmKind): Promise<Record<string, string>> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heap0 = getHeapStatistics().used_heap_size;
+  const farm = await Farm.start(farmKind, n);
+  const port = farm.port;
   const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, intervalMs: 1000, timeoutMs: 500 };
   const checkKey = checkKeyOf(check);
   const targets = new Map<string, CheckTarget>();
@@ -97,10 +207,11 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath): Pr
   let metrics: HealthMetrics | undefined;
   const monitor = new HealthMonitor({ view, bus, node: 'bench', observe: (d, s) => metrics?.observeDetection(d, s), sink: { write: () => { writes++; }, remove: () => {} } });
   let recording = false;
-  const lag: number[] = [];
-  const rtt: number[] = [];
+  const lag = new MsHistogram();
+  const rtt = new MsHistogram();
   let probes = 0;
   let failed = 0;
+  const failures = new Map<string, number>();
   const checkers = createCheckers(pino({ level: 'silent' }), { tcpProbe });
   const scheduler = new HealthScheduler({
     checkers,
@@ -110,9 +221,12 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath): Pr
       monitor.record(rec);
       if (!recording) return;
       probes++;
-      if (!rec.result.ok) failed++;
-      lag.push(rec.startedAt - rec.dueAt);
-      rtt.push(rec.finishedAt - rec.startedAt);
+      if (!rec.result.ok) {
+        failed++;
+        failures.set(rec.result.detail, (failures.get(rec.result.detail) ?? 0) + 1);
+      }
+      lag.add(rec.startedAt - rec.dueAt);
+      rtt.add(rec.finishedAt - rec.startedAt);
     },
   });
   metrics = registerHealthMetrics(new Registry(), view, scheduler);
@@ -121,68 +235,74 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath): Pr
   await sleep(3000); // initial spread plus two rounds
   recording = true;
   const c0 = process.cpuUsage();
-  const k0 = (await ask<{ usage: NodeJS.CpuUsage }>(child, { op: 'cpu' }, 'cpu')).usage;
+  const k0 = await farm.cpuUs();
   const t0 = performance.now();
   let rssMax = 0;
-  for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, process.memoryUsage().rss); }
+  // (reading RSS opens /proc/self/stat: under EMFILE the sample is skipped)
+  const rss = () => { try { return process.memoryUsage.rss(); } catch { return 0; } };
+  for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, rss()); }
   const wall = performance.now() - t0;
   const c1 = process.cpuUsage(c0);
-  const kEnd = (await ask<{ usage: NodeJS.CpuUsage }>(child, { op: 'cpu' }, 'cpu')).usage;
+  const k1 = await farm.cpuUs();
   recording = false;
   const cpu = ((c1.user + c1.system) / 1000 / wall) * 100;
-  const childCpu = ((kEnd.user - k0.user + kEnd.system - k0.system) / 1000 / wall) * 100;
-  const mem = process.memoryUsage();
+  const farmCpu = ((k1 - k0) / 1000 / wall) * 100;
+  gc?.(); // live heap only: what the targets and their state hold
+  const mem = { heapUsed: getHeapStatistics().used_heap_size };
 
   // detection: close 1 % of the listeners, wait for the flips, reopen, wait again
   const k = Math.max(10, Math.floor(n / 100));
   flips.clear();
   flipsSince = Date.now();
-  const closed = await ask<{ at: number }>(child, { op: 'close', from: 0, to: k }, 'closed');
+  const closedAt = await farm.all({ op: 'close', from: 0, to: k }, 'closed');
   const downKeys = Array.from({ length: k }, (_, i) => `${ipOf(i)}|false`);
   for (let w = 0; w < 60 && downKeys.some((key) => !flips.has(key)); w++) await sleep(100);
-  const down = downKeys.map((key) => (flips.get(key) ?? NaN) - closed.at);
+  const down = downKeys.map((key) => (flips.get(key) ?? NaN) - closedAt);
   flipsSince = Date.now();
-  const opened = await ask<{ at: number }>(child, { op: 'open', from: 0, to: k }, 'opened');
+  const openedAt = await farm.all({ op: 'open', from: 0, to: k }, 'opened');
   const upKeys = Array.from({ length: k }, (_, i) => `${ipOf(i)}|true`);
   for (let w = 0; w < 60 && upKeys.some((key) => !flips.has(key)); w++) await sleep(100);
-  const up = upKeys.map((key) => (flips.get(key) ?? NaN) - opened.at);
+  const up = upKeys.map((key) => (flips.get(key) ?? NaN) - openedAt);
+  const missed = (xs: number[]) => xs.filter((x) => !Number.isFinite(x)).length;
 
   scheduler.stop();
-  child.send({ op: 'exit' });
-  await new Promise((r) => child.once('exit', r));
+  await farm.stop();
   return {
     members: String(n),
     'TCP probe path': tcpProbePath(checkers),
+    'listener farm': farmKind,
     'load average (1 min) at the end': loadavg()[0]!.toFixed(1),
     'probes/s': fmt(probes / (wall / 1000)),
-    'failed probes': String(failed),
+    'failed probes': failed === 0 ? '0' : `${failed} (${[...failures].map(([d, c]) => `${d}: ${c}`).join(', ')})`,
     'checker CPU % of one core': fmt(cpu),
     'checker CPU µs per probe, user / system': `${fmt(c1.user / probes)} / ${fmt(c1.system / probes)}`,
-    'listener-farm CPU %': fmt(childCpu),
+    'listener-farm CPU %': fmt(farmCpu),
     'RSS MB (max)': fmt(rssMax / 1048576),
-    'heap used MB': fmt(mem.heapUsed / 1048576),
-    'schedule lag ms p50/p99/max': `${fmt(pct(lag, 50))} / ${fmt(pct(lag, 99))} / ${fmt(pct(lag, 100))}`,
-    'connect RTT ms p50/p99/max': `${fmt(pct(rtt, 50))} / ${fmt(pct(rtt, 99))} / ${fmt(pct(rtt, 100))}`,
+    'heap used MB (after GC; per member, bytes)': gc ? `${fmt(mem.heapUsed / 1048576)} (${Math.round((mem.heapUsed - heap0) / n)})` : `${fmt(mem.heapUsed / 1048576)} (no --expose-gc)`,
+    'schedule lag ms p50/p99/max': `${fmt(lag.pct(50))} / ${fmt(lag.pct(99))} / ${fmt(lag.pct(100))}`,
+    'connect RTT ms p50/p99/max': `${fmt(rtt.pct(50))} / ${fmt(rtt.pct(99))} / ${fmt(rtt.pct(100))}`,
     'listeners closed, then reopened': String(k),
-    'down detection ms p50/max': `${fmt(pct(down, 50))} / ${fmt(pct(down, 100))}`,
-    'up detection ms p50/max': `${fmt(pct(up, 50))} / ${fmt(pct(up, 100))}`,
+    'down detection ms p50/max (not detected)': `${fmt(pct(down.filter(Number.isFinite), 50))} / ${fmt(pct(down.filter(Number.isFinite), 100))} (${missed(down)})`,
+    'up detection ms p50/max (not detected)': `${fmt(pct(up.filter(Number.isFinite), 50))} / ${fmt(pct(up.filter(Number.isFinite), 100))} (${missed(up)})`,
     'storage writes (flips + first sync)': String(writes),
     'skipped ticks (probe still in flight)': String(scheduler.skipped),
+    'SYN replies dropped / SYNs sent through connect()': checkers.tcp instanceof NativeTcpChecker && checkers.tcp.syn ? checkers.tcp.prober.synStats().slice(1).join(' / ') : '-',
   };
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const li = argv.indexOf('--listeners');
-  if (li >= 0) return runListeners(Number(argv[li + 1]));
+  if (li >= 0) return runListeners(Number(argv[li + 1]), Number(argv[li + 2]), Number(argv[li + 3]));
   const arg = (name: string, def: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1]! : def; };
   const sizes = arg('--sizes', '1000,10000').split(',').map(Number);
   const seconds = Number(arg('--seconds', '10'));
   const tcpProbe = arg('--tcp-probe', 'native') as TcpProbePath;
-  console.log(`health bench: TCP members on 127.0.0.0/8, interval 1 s, timeout 500 ms, ${seconds} s measured; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
+  const farm = arg('--farm', 'node') as FarmKind;
+  console.log(`health bench: TCP members on 127.0.0.0/8, interval 1 s, timeout 500 ms, ${seconds} s measured, farm ${farm}; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
   const rows: Record<string, string>[] = [];
   for (const n of sizes) {
-    const r = await benchSize(n, seconds, tcpProbe);
+    const r = await benchSize(n, seconds, tcpProbe, farm);
     rows.push(r);
     console.log(JSON.stringify(r));
   }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec'];
 // the scripts that need flags of their own
-const FLAGS = { rum: ['--expose-gc'] };
+const FLAGS = { rum: ['--expose-gc'], health: ['--expose-gc'] };
 let failed = 0;
 for (const n of names) {
   const file = `tests/bench/${n}.ts`;

@@ -31,7 +31,7 @@ test('scheduler: a response that arrived while the event loop was blocked past t
     },
   };
   const results: ProbeRecord[] = [];
-  const s = new HealthScheduler({ checkers: { http: stalling } as unknown as CheckerSet, random: () => 0, onResult: (r) => results.push(r) });
+  const s = new HealthScheduler({ checkers: { http: stalling } as unknown as CheckerSet, random: () => 0, onResult: (r) => results.push({ ...r, result: { ...r.result } }) });
   t.after(() => s.stop());
   const check = { ...HEALTHCHECK_DEFAULTS, type: 'http' as const, port, intervalMs: 60_000, timeoutMs: 30 };
   s.sync(new Map([['p|127.0.0.1', { key: 'p|127.0.0.1', poolId: 'p', ip: '127.0.0.1', port, check, checkKey: checkKeyOf(check), checkId: 'hc' }]]));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+import { createServer, type Server, type AddressInfo } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { pino } from 'pino';
 import { createCheckers, tcpProbePath, tcpChecker, type TcpProbePath } from '../../runtime/health/checkers/index.js';
@@ -8,6 +8,7 @@ import { NativeTcpChecker, nativeTcpChecker, TCP_PROBE_ENV } from '../../runtime
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
+import { haveSilentListener, silentListener } from '../helpers/silent-listener.js';
 
 const log = pino({ level: 'silent' });
 // This file picks each path explicitly, also in a suite run with GSLBD_TCP_PROBE=net.
@@ -108,9 +109,9 @@ test('tcp probe (native): thousands of concurrent probes are each reported once 
   const seen = new Map<number, CheckResult>();
   let dup = 0;
   await new Promise<void>((resolve) => {
-    const finish = (i: number, r: CheckResult) => {
+    const finish = (i: number, ok: boolean, rttMs: number, detail: string) => {
       if (seen.has(i)) dup++;
-      seen.set(i, r);
+      seen.set(i, { ok, rttMs, detail });
       if (seen.size === N) resolve();
     };
     for (let i = 0; i < N; i++) c.start(target('127.0.0.1', i % 2 === 0 ? port : closedPort), i, finish);
@@ -127,19 +128,26 @@ test('tcp probe (native): thousands of concurrent probes are each reported once 
   await close(srv);
 });
 
-test('tcp probe (native): cancel closes a probe in flight and it is never reported', async () => {
+test('tcp probe (native): cancel ends a probe, queued or in flight, and it is never reported', async () => {
   const c = native();
   const srv = createServer((s) => s.destroy());
   const port = await listen(srv);
   let reported = 0;
+  const queued = c.start(target('127.0.0.1', port), undefined, () => reported++);
+  assert.ok(queued >= 0);
+  assert.equal(c.inflight, 0, 'probes of a turn start together, after it');
+  c.cancel(queued); // still in the start queue: skipped by the batch
   const h = c.start(target('127.0.0.1', port), undefined, () => reported++);
-  assert.ok(h >= 0);
-  assert.equal(c.inflight, 1);
+  c.prober.flush();
+  assert.equal(c.inflight, 1, 'the cancelled probe was not started');
   c.cancel(h); // before the event loop polls: the connect may be done, the report must not come
   assert.equal(c.inflight, 0);
   c.cancel(h); // twice is harmless
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(reported, 0);
+  // the ids are reused and still work
+  const r = await c.check(target('127.0.0.1', port), AbortSignal.timeout(1000));
+  assert.equal(r.ok, true, r.detail);
   await close(srv);
 });
 
@@ -168,43 +176,22 @@ test('tcp probe (native): out of file descriptors, probes fail with `connect EMF
   assert.equal(inflight, 0);
 });
 
-/**
- * A real timeout on loopback: a listener (in a child process, so nothing accepts) with backlog 0
- * whose accept queue is filled; the kernel then drops further SYNs and a connect stays pending.
- */
+/** A real timeout on loopback: a listener whose full accept queue makes the kernel drop the SYN. */
 test('tcp probe (native): a connect that never completes ends as `timeout` through the signal', async (t) => {
-  if (spawnSync('python3', ['-c', 'pass']).status !== 0) {
+  if (!haveSilentListener()) {
     t.skip('python3 not available for the non-accepting listener');
     return;
   }
-  const child = spawn('python3', ['-c', [
-    'import socket, sys, time',
-    's = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)',
-    'print(s.getsockname()[1], flush=True)',
-    'sys.stdin.read()',
-  ].join('\n')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const fillers: Socket[] = [];
+  const silent = await silentListener();
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
-      child.once('exit', (code) => reject(new Error(`listener exited ${code}`)));
-    });
-    // fill the accept queue: connects complete until it is full, then hang
-    for (let i = 0; i < 8; i++) {
-      const s = connect({ host: '127.0.0.1', port });
-      s.on('error', () => {});
-      fillers.push(s);
-    }
-    await new Promise((r) => setTimeout(r, 200));
     const c = native();
     const started = Date.now();
-    const r = await c.check(target('127.0.0.1', port), AbortSignal.timeout(300));
+    const r = await c.check(target('127.0.0.1', silent.port), AbortSignal.timeout(300));
     assert.deepEqual(r, { ok: false, rttMs: 0, detail: 'timeout' });
     assert.ok(Date.now() - started >= 250);
     assert.equal(c.inflight, 0, 'the timed-out probe was closed');
   } finally {
-    for (const s of fillers) s.destroy();
-    child.kill();
+    silent.close();
   }
 });
 

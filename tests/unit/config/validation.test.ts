@@ -82,6 +82,7 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'dnssec enabled without keys', yaml: 'dns: {dnssec: {enabled: true}}', want: [/dns\.dnssec\.keys = \[\]: needs at least one key when dns\.dnssec\.enabled is true/] },
   { name: 'dnssec validity too short', yaml: 'dns: {dnssec: {signatureValidity: 2h}}', want: [/dns\.dnssec\.signatureValidity = "2h": must be at least 1d/] },
   { name: 'dnssec key file missing', yaml: 'dns:\n  dnssec:\n    enabled: true\n    keys:\n      - {file: /nonexistent/Kx.+013+00001, role: csk}\n', want: [/config\.yaml:5: dns\.dnssec\.keys\.0\.file = "\/nonexistent\/Kx\.\+013\+00001": cannot read \/nonexistent\/Kx\.\+013\+00001\.private \(ENOENT\)/] },
+  { name: 'TCP probe mode', yaml: 'health:\n  tcpProbeMode: raw\n', want: [/config\.yaml:2: health\.tcpProbeMode = "raw": must be one of "connect", "syn"/] },
 ];
 
 for (const row of BAD) {
@@ -125,6 +126,7 @@ test('defaults from the spec fill an empty file', () => {
   assert.equal(c.health.enabled, false);
   assert.deepEqual([c.health.checkinterval, c.health.timeout, c.health.port, c.health.http.path, c.health.http.expectedstatus, c.health.icmpCount], ['10s', '2s', 80, '/', 200, 3]);
   assert.equal(c.health.http.insecureSkipVerify, false);
+  assert.equal(c.health.tcpProbeMode, 'connect', 'half-open SYN probes are opt-in');
   assert.deepEqual([c.gitops.branch, c.gitops.pollInterval, c.gitops.requireSignature], ['main', '30s', true]);
   assert.deepEqual(c.gitops.rollback, { enabled: false, window: '5m', checkInterval: '5s', minHealthyShare: 0.5, maxServfailRate: 0.05, minQueries: 100 });
   assert.deepEqual([c.state.healthPolicy, c.state.quorumMinPercent, c.state.heartbeatInterval, c.state.heartbeatTTL], ['prefer-local', 51, '10s', '30s']);
@@ -146,6 +148,10 @@ test('health.type accepts all five check types', () => {
     const extra = t === 'script' ? ', scriptPath: /bin/true, allowScripts: true, scriptDirs: [/bin]' : t === 'webhook' ? ', webhookURL: "http://127.0.0.1/hc"' : '';
     assert.equal(parseConfigText(`health: {enabled: true, type: ${t}${extra}}`).health.type, t);
   }
+});
+
+test('health.tcpProbeMode accepts connect and syn', () => {
+  for (const m of ['connect', 'syn']) assert.equal(parseConfigText(`health: {tcpProbeMode: ${m}}`).health.tcpProbeMode, m);
 });
 
 test('environment overrides win over the file for the license keys', async () => {

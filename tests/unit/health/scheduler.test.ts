@@ -24,13 +24,18 @@ class ManualChecker implements Checker {
   }
 }
 
+/** The scheduler reuses its record: keep copies. */
+function copy(r: ProbeRecord): ProbeRecord {
+  return { ...r, result: { ...r.result } };
+}
+
 function setup(random = 0.5) {
   const timers = new FakeTimers();
   timers.t = 1_000_000; // a slot boundary
   const checker = new ManualChecker(timers);
   const results: ProbeRecord[] = [];
   const checkers = { tcp: checker, http: checker, icmp: checker, script: checker, webhook: checker } as CheckerSet;
-  const s = new HealthScheduler({ checkers, timers, random: () => random, onResult: (r) => results.push(r) });
+  const s = new HealthScheduler({ checkers, timers, random: () => random, onResult: (r) => results.push(copy(r)) });
   return { timers, checker, results, s, t0: timers.t };
 }
 
@@ -122,7 +127,7 @@ class DirectChecker implements Checker {
   }
   start(t: CheckTarget, ctx: unknown, finish: ProbeFinish): number {
     if (this.failNow) {
-      finish(ctx, this.failNow);
+      finish(ctx, this.failNow.ok, this.failNow.rttMs, this.failNow.detail);
       return -1;
     }
     const handle = this.next++;
@@ -140,24 +145,24 @@ test('scheduler: direct checkers report through finish; timeouts cancel; stopped
   const checker = new DirectChecker();
   const results: ProbeRecord[] = [];
   const checkers = { tcp: checker } as unknown as CheckerSet;
-  const s = new HealthScheduler({ checkers, timers, random: () => 0, onResult: (r) => results.push(r) });
+  const s = new HealthScheduler({ checkers, timers, random: () => 0, onResult: (r) => results.push(copy(r)) });
   const a = target('127.0.0.1', { intervalMs: 100, timeoutMs: 250 });
   const b = target('127.0.0.2', { intervalMs: 100, timeoutMs: 250 });
   s.sync(new Map([[a.key, a], [b.key, b]]));
   await timers.advance(SLOT_MS);
   assert.equal(checker.started.length, 2);
   const [pa, pb] = checker.started;
-  pa!.finish(pa!.ctx, { ok: true, rttMs: 0.5, detail: 'connected' });
+  pa!.finish(pa!.ctx, true, 0.5, 'connected');
   assert.equal(results.length, 1);
   assert.equal(results[0]!.target.ip, '127.0.0.1');
   assert.equal(results[0]!.result.ok, true);
-  pa!.finish(pa!.ctx, { ok: true, rttMs: 0.5, detail: 'connected' }); // a second report is ignored
+  pa!.finish(pa!.ctx, true, 0.5, 'connected'); // a second report is ignored
   assert.equal(results.length, 1);
   await timers.advance(260); // b times out: cancelled and reported as `timeout`
   assert.deepEqual(checker.cancelled, [pb!.handle]);
   const bt = results.find((r) => r.target.ip === '127.0.0.2');
   assert.deepEqual(bt?.result, { ok: false, rttMs: 0, detail: 'timeout' });
-  pb!.finish(pb!.ctx, { ok: true, rttMs: 1, detail: 'connected' }); // late: dropped
+  pb!.finish(pb!.ctx, true, 1, 'connected'); // late: dropped
   assert.equal(results.filter((r) => r.target.ip === '127.0.0.2').length, 1);
   // a synchronous failure (EMFILE) is a result like any other
   checker.failNow = { ok: false, rttMs: 0, detail: 'connect EMFILE' };
@@ -170,6 +175,45 @@ test('scheduler: direct checkers report through finish; timeouts cancel; stopped
   const n = results.length;
   s.stop();
   for (const p of inflight) assert.ok(checker.cancelled.includes(p.handle), 'stop cancels probes in flight');
-  for (const p of inflight) p.finish(p.ctx, { ok: true, rttMs: 1, detail: 'connected' });
+  for (const p of inflight) p.finish(p.ctx, true, 1, 'connected');
   assert.equal(results.length, n, 'no result after stop');
+});
+
+test('scheduler: many targets with mixed intervals each probe on their own period; stuck probes time out', async () => {
+  const timers = new FakeTimers();
+  timers.t = 1_000_000;
+  const checker = new DirectChecker();
+  const results: ProbeRecord[] = [];
+  const checkers = { tcp: checker } as unknown as CheckerSet;
+  let seed = 1;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const s = new HealthScheduler({ checkers, timers, random, onResult: (r) => results.push(copy(r)) });
+  const intervals = [100, 150, 250];
+  const targets = new Map<string, CheckTarget>();
+  for (let i = 0; i < 600; i++) {
+    const t = target(`10.0.${i >> 8}.${i & 255}`, { intervalMs: intervals[i % 3]!, timeoutMs: 40 });
+    targets.set(t.key, t);
+  }
+  s.sync(targets);
+  // every probe answers at once, except those of 10.0.0.7 (every 150 ms), which never answer
+  const answered = new Set<number>();
+  for (let ms = 0; ms < 3000; ms += SLOT_MS) {
+    await timers.advance(SLOT_MS);
+    for (const p of checker.started) {
+      if (answered.has(p.handle) || p.ip === '10.0.0.7') continue;
+      answered.add(p.handle);
+      p.finish(p.ctx, true, 1, 'connected');
+    }
+  }
+  s.stop();
+  const per = new Map<string, number>();
+  for (const p of checker.started) per.set(p.ip, (per.get(p.ip) ?? 0) + 1);
+  for (const [i, t] of [...targets.values()].entries()) {
+    const want = 3000 / intervals[i % 3]!;
+    const got = per.get(t.ip) ?? 0;
+    assert.ok(got >= want - 2 && got <= want + 1, `${t.ip} every ${intervals[i % 3]} ms: ${got} probes, want about ${want}`);
+  }
+  const stuck = results.filter((r) => r.target.ip === '10.0.0.7');
+  assert.ok(stuck.length >= 18 && stuck.every((r) => r.result.detail === 'timeout'), `${stuck.length} timeouts`);
+  assert.equal(s.skipped, 0, 'a 40 ms timeout never overlaps a 100 ms period');
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initialState, recordProbe, windowScore, type StateSettings } from '../../../runtime/health/state.js';
+import { applyProbe, initialState, NO_FLIP, type StateSettings } from '../../../runtime/health/state.js';
 
 type Step = { ok: boolean; at: number; want: { healthy: boolean; score: number; flipped: boolean; detectionMs?: number } };
 const rows: { name: string; cfg: StateSettings; steps: Step[] }[] = [
@@ -62,31 +62,38 @@ const rows: { name: string; cfg: StateSettings; steps: Step[] }[] = [
 
 for (const row of rows) {
   test(`state machine: ${row.name}`, () => {
-    let s = initialState(0);
+    const s = initialState(0);
     assert.equal(s.healthy, true);
     assert.equal(s.score, 1);
     for (const [i, st] of row.steps.entries()) {
-      const out = recordProbe(s, st.ok, st.at, row.cfg);
-      assert.equal(out.state.healthy, st.want.healthy, `step ${i} healthy`);
-      assert.ok(Math.abs(out.state.score - st.want.score) < 1e-9, `step ${i} score ${out.state.score} want ${st.want.score}`);
-      assert.equal(out.flipped, st.want.flipped, `step ${i} flipped`);
-      if (st.want.detectionMs !== undefined) assert.equal(out.detectionMs, st.want.detectionMs, `step ${i} detectionMs`);
-      assert.notEqual(out.state, s, 'recordProbe returns a new state');
-      s = out.state;
+      const detectionMs = applyProbe(s, st.ok, st.at, row.cfg);
+      assert.equal(s.healthy, st.want.healthy, `step ${i} healthy`);
+      assert.ok(Math.abs(s.score - st.want.score) < 1e-9, `step ${i} score ${s.score} want ${st.want.score}`);
+      assert.equal(detectionMs !== NO_FLIP, st.want.flipped, `step ${i} flipped`);
+      if (st.want.detectionMs !== undefined) assert.equal(detectionMs, st.want.detectionMs, `step ${i} detectionMs`);
     }
   });
 }
 
-test('recordProbe does not mutate its input', () => {
-  const s0 = initialState(0);
-  const s1 = recordProbe(s0, true, 1, { scoreWindow: 3, rise: 1, fall: 1 }).state;
-  const frozen = JSON.stringify(s1);
-  recordProbe(s1, false, 2, { scoreWindow: 3, rise: 1, fall: 1 });
-  assert.equal(JSON.stringify(s1), frozen);
+test('scoring window: a ring of the last N results, successes over recorded', () => {
+  const cfg = { scoreWindow: 4, rise: 1, fall: 1 };
+  const s = initialState(0);
+  const results = [true, false, false, true, true, true, false, false, false, false];
+  const scores: number[] = [];
+  for (const [i, ok] of results.entries()) {
+    applyProbe(s, ok, i, cfg);
+    scores.push(s.score);
+  }
+  // the last min(i + 1, 4) results: 1/1, 1/2, 1/3, 2/4, 2/4, 3/4, 3/4, 2/4, 1/4, 0/4
+  assert.deepEqual(scores, [1, 0.5, 1 / 3, 0.5, 0.5, 0.75, 0.75, 0.5, 0.25, 0]);
+  assert.equal(s.healthy, false, 'score reached 0');
+  assert.equal(s.window.length, 4, 'the window never grows past N');
+  assert.equal(s.probes, results.length);
 });
 
-test('windowScore: successes over recorded, 1 when empty', () => {
-  assert.equal(windowScore([]), 1);
-  assert.equal(windowScore([true, false, false, true]), 0.5);
-  assert.equal(windowScore([false]), 0);
+test('applyProbe allocates no state per probe: the same object is updated', () => {
+  const s = initialState(0);
+  const w = (applyProbe(s, true, 1, { scoreWindow: 3, rise: 1, fall: 1 }), s.window);
+  for (let i = 2; i < 100; i++) applyProbe(s, i % 3 === 0, i, { scoreWindow: 3, rise: 1, fall: 1 });
+  assert.equal(s.window, w, 'the ring is allocated once');
 });
