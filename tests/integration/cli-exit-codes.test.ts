@@ -1,3 +1,4 @@
+// test-timeout: 300000
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
