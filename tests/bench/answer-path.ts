@@ -45,7 +45,8 @@ try {
     const [name, type] = i === 0 ? ['bench.test', 'SOA'] : i === 1 ? [`nx${i}.bench.test`, 'A'] : ['www.bench.test', 'A'];
     queries.push(Buffer.from(dnsPacket.encode({ type: 'query', id: i, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A' }] })));
   }
-  const out = new Uint8Array(64 * 1024);
+  // A Buffer, like the batched socket's shared memory (BatchSocket.mem) that replies are written to.
+  const out = Buffer.alloc(64 * 1024);
   const run = (n: number) => {
     let bytes = 0;
     for (let i = 0; i < n; i++) {
