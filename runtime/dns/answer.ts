@@ -140,20 +140,26 @@ export class Answerer {
    * With `trace`, each selection step is recorded (POST /simulate).
    */
   handle(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace?: StepTrace[]): Buffer | PendingAnswer | null {
+    this.w.writeToScratch();
     const r = this.answer(req, src, udp, mayWait, trace);
     return r === true ? this.w.copyOut(!udp) : r;
   }
 
   /**
-   * `handle` for UDP that writes the reply straight into `out` at `at` (a batched send slot) and
-   * returns its length, saving the copy `handle` allocates. A reply longer than `max` is returned
-   * as a Buffer instead; null and PendingAnswer mean what they mean for `handle`.
+   * `handle` for UDP that writes the reply straight into `out[at, at + max)` (a batched send slot)
+   * and returns its length, saving the copy `handle` allocates. A reply longer than `max` is
+   * returned as a Buffer instead; null and PendingAnswer mean what they mean for `handle` (the
+   * slot may hold a partial reply then: the caller sends nothing from it).
    */
-  handleInto(req: Buffer, src: string, mayWait: boolean, out: Uint8Array, at: number, max: number): number | Buffer | PendingAnswer | null {
+  handleInto(req: Buffer, src: string, mayWait: boolean, out: Buffer, at: number, max: number): number | Buffer | PendingAnswer | null {
+    const w = this.w;
+    w.writeTo(out, at, max);
     const r = this.answer(req, src, true, mayWait, undefined);
     if (r !== true) return r;
-    const n = this.w.copyInto(out, at, max);
-    return n >= 0 ? n : this.w.copyOut(false);
+    if (w.inPlace) return w.length;
+    // It grew past the slot while it was built (truncation may have shortened it since).
+    const n = w.copyInto(out, at, max);
+    return n >= 0 ? n : w.copyOut(false);
   }
 
   /**
