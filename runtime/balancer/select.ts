@@ -29,8 +29,8 @@ export interface Selection {
 /**
  * Storage a caller lends `selectCandidates` so that a selection over the common algorithms
  * (round-robin, weighted-round-robin, failover, and geo-ip, map-file and asn when they fall back
- * to round-robin) allocates nothing: the result object, the algorithm's output array and one step
- * result are reused. What a selection returns is valid until the next selection with the same
+ * to round-robin) allocates no object or array: the result object, the algorithm's output array
+ * and one step result are reused. What a selection returns is valid until the next selection with the same
  * scratch; the answer path owns one per answerer.
  */
 export class SelectScratch {
