@@ -9,8 +9,9 @@ function rank(p: number): number {
  * Failover: exactly one member, the one with the lowest priority (0 last); within a tier a higher
  * score wins, then storage order. Unhealthy and disabled members were removed before this step, so
  * a recovered higher-priority member wins again at once (automatic failback). Empty in, empty out.
+ * Returns a new array, or `into` (its previous contents replaced) when given.
  */
-export function failover(cands: readonly Candidate[]): Candidate[] {
+export function failover(cands: readonly Candidate[], into?: Candidate[]): Candidate[] {
   let best: Candidate | undefined;
   for (const c of cands) {
     if (c.weight <= 0) continue;
@@ -18,5 +19,9 @@ export function failover(cands: readonly Candidate[]): Candidate[] {
     const d = rank(c.priority) - rank(best.priority);
     if (d < 0 || (d === 0 && (c.score > best.score || (c.score === best.score && c.order < best.order)))) best = c;
   }
-  return best ? [best] : [];
+  const out = into ?? [];
+  if (best) out[0] = best;
+  const n = best ? 1 : 0;
+  if (out.length !== n) out.length = n;
+  return out;
 }

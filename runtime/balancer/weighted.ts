@@ -23,19 +23,26 @@ function ticket(rand: Rng, total: number): number {
   return Math.min(total - 1, Math.floor(rand() * total));
 }
 
+/** The draw weights of the tier drawLinear is drawing, in its current order (drawing is synchronous: one is enough). */
+const linearWeights = new Float64Array(LINEAR_MAX);
+
 /** Draws out[start..end) in place with a linear scan per draw: O(n²), no allocation. */
 function drawLinear(out: Candidate[], start: number, end: number, rand: Rng): void {
+  const wts = linearWeights;
+  const n = end - start;
   let total = 0;
-  for (let i = start; i < end; i++) total += drawWeight(out[i]!.weight);
-  for (let k = start; k < end - 1; k++) {
+  for (let i = 0; i < n; i++) { const w = drawWeight(out[start + i]!.weight); wts[i] = w; total += w; }
+  for (let k = 0; k < n - 1; k++) {
     let r = ticket(rand, total);
     let j = k;
-    while (j < end - 1 && r >= drawWeight(out[j]!.weight)) { r -= drawWeight(out[j]!.weight); j++; }
+    while (j < n - 1 && r >= wts[j]!) { r -= wts[j]!; j++; }
     // Move the drawn member to position k, keeping the others in their relative order.
-    const picked = out[j]!;
-    for (let m = j; m > k; m--) out[m] = out[m - 1]!;
-    out[k] = picked;
-    total -= drawWeight(picked.weight);
+    const picked = out[start + j]!;
+    const pw = wts[j]!;
+    for (let m = j; m > k; m--) { out[start + m] = out[start + m - 1]!; wts[m] = wts[m - 1]!; }
+    out[start + k] = picked;
+    wts[k] = pw;
+    total -= pw;
   }
 }
 
@@ -79,10 +86,14 @@ function drawTree(out: Candidate[], start: number, end: number, rand: Rng): void
  * Weighted round-robin: members with weight 0 are left out; within each tier of equal score the
  * order is a weighted random draw without replacement, so a member comes first with probability
  * weight / (sum of weights in its tier). Tickets are exact integers (see drawWeight). Input is
- * score-sorted. Returns a new array; large tiers also allocate their tree.
+ * score-sorted. Returns a new array, or `into` (its previous contents replaced) when given: the
+ * answer path lends one so a query allocates nothing; large tiers also allocate their tree.
  */
-export function weightedRoundRobin(cands: readonly Candidate[], rand: Rng): Candidate[] {
-  const out = cands.filter((c) => drawWeight(c.weight) > 0);
+export function weightedRoundRobin(cands: readonly Candidate[], rand: Rng, into?: Candidate[]): Candidate[] {
+  const out = into ?? [];
+  let n = 0;
+  for (const c of cands) if (drawWeight(c.weight) > 0) out[n++] = c;
+  if (out.length !== n) out.length = n;
   let start = 0;
   while (start < out.length) {
     const end = tierEnd(out, start);

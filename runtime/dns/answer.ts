@@ -1,7 +1,7 @@
 import type { Config } from '../config/types.js';
 import type { HealthView } from '../health/view.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { needsGeo, selectCandidates } from '../balancer/select.js';
+import { SelectScratch, needsGeo, readsClient, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';
 import { typesAt, type DnssecResponder } from './dnssec-answer.js';
@@ -72,6 +72,8 @@ export class Answerer {
   private readonly w = new ReplyWriter();
   private readonly match = new NameMatch();
   private readonly ctx: SelectContext;
+  /** what selections reuse, so one allocates nothing (`lastAnswers` may be its list) */
+  private readonly scratch = new SelectScratch();
   private readonly payloadSize: number;
   private readonly keys: TsigKeyring;
   private readonly now: () => number;
@@ -86,6 +88,7 @@ export class Answerer {
   lastRcode = 0;
   lastQtype = 0;
   lastName = '';
+  /** the answered candidates in order; valid until the next query (the array is reused) */
   lastAnswers: readonly Candidate[] = NO_ANSWERS;
 
   constructor(private readonly deps: AnswerDeps) {
@@ -137,20 +140,26 @@ export class Answerer {
    * With `trace`, each selection step is recorded (POST /simulate).
    */
   handle(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace?: StepTrace[]): Buffer | PendingAnswer | null {
+    this.w.writeToScratch();
     const r = this.answer(req, src, udp, mayWait, trace);
     return r === true ? this.w.copyOut(!udp) : r;
   }
 
   /**
-   * `handle` for UDP that writes the reply straight into `out` at `at` (a batched send slot) and
-   * returns its length, saving the copy `handle` allocates. A reply longer than `max` is returned
-   * as a Buffer instead; null and PendingAnswer mean what they mean for `handle`.
+   * `handle` for UDP that writes the reply straight into `out[at, at + max)` (a batched send slot)
+   * and returns its length, saving the copy `handle` allocates. A reply longer than `max` is
+   * returned as a Buffer instead; null and PendingAnswer mean what they mean for `handle` (the
+   * slot may hold a partial reply then: the caller sends nothing from it).
    */
-  handleInto(req: Buffer, src: string, mayWait: boolean, out: Uint8Array, at: number, max: number): number | Buffer | PendingAnswer | null {
+  handleInto(req: Buffer, src: string, mayWait: boolean, out: Buffer, at: number, max: number): number | Buffer | PendingAnswer | null {
+    const w = this.w;
+    w.writeTo(out, at, max);
     const r = this.answer(req, src, true, mayWait, undefined);
     if (r !== true) return r;
-    const n = this.w.copyInto(out, at, max);
-    return n >= 0 ? n : this.w.copyOut(false);
+    if (w.inPlace) return w.length;
+    // It grew past the slot while it was built (truncation may have shortened it since).
+    const n = w.copyInto(out, at, max);
+    return n >= 0 ? n : w.copyOut(false);
   }
 
   /**
@@ -286,10 +295,11 @@ export class Answerer {
     if (q.qtype === TYPE.AAAA || (q.qtype === TYPE.ANY && plan.v4.enabled.length === 0)) { fam = plan.v6; type = TYPE.AAAA; }
     const ctx = this.ctx;
     const ecs = q.hasEcs && q.ecs.sourcePrefix > 0;
-    ctx.client = ecs ? ecsAddressText(q.ecs) : src.startsWith('::ffff:') && src.includes('.') ? src.slice(7) : src;
+    // Only selections that read the client get its text (building it from ECS allocates).
+    ctx.client = !readsClient(plan) ? '' : ecs ? ecsAddressText(q.ecs) : src.startsWith('::ffff:') && src.includes('.') ? src.slice(7) : src;
     ctx.seq = Atomics.add(this.seq, 0, 1);
     ctx.trace = trace;
-    const sel = selectCandidates(plan, fam.enabled, fam.healthy, ctx);
+    const sel = selectCandidates(plan, fam.enabled, fam.healthy, ctx, this.scratch);
     ctx.trace = undefined;
     if (sel.outcome === 'servfail') { w.setRcode(RCODE.SERVFAIL); return 0; }
     for (const c of sel.list) w.addAnswer(type, plan.ttl, c.rdata);

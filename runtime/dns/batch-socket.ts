@@ -75,6 +75,8 @@ export class BatchSocket {
   private closed = false;
   /** IPv4 source text by address, so a returning client costs no string building */
   private readonly v4Names = new Map<number, string>();
+  /** the last view `request` made of each slot: reused while the packet length is the same */
+  private readonly views: (Buffer | undefined)[];
 
   private constructor(n: Native, h: NativeHandle) {
     this.n = n;
@@ -89,6 +91,7 @@ export class BatchSocket {
     this.txSlot = n.TX_SLOT;
     this.txOff = n.TX_OFF;
     this.addrOff = n.ADDR_OFF;
+    this.views = new Array<Buffer | undefined>(n.BATCH).fill(undefined);
   }
 
   /**
@@ -116,8 +119,18 @@ export class BatchSocket {
   }
 
   rxLength(i: number): number { return this.meta[i * 4]!; }
-  /** A view of packet `i` (valid until `onBatch` returns). */
-  request(i: number): Buffer { const at = i * this.rxSlot; return this.mem.subarray(at, at + this.meta[i * 4]!); }
+  /**
+   * A view of packet `i` (valid until `onBatch` returns). A slot's view is kept and returned again
+   * for the next packet of the same length there (it shows that packet's bytes), so a steady
+   * stream of queries makes no view per packet.
+   */
+  request(i: number): Buffer {
+    const len = this.meta[i * 4]!;
+    const v = this.views[i];
+    if (v !== undefined && v.length === len) return v;
+    const at = i * this.rxSlot;
+    return (this.views[i] = this.mem.subarray(at, at + len));
+  }
   sourceFamily(i: number): number { return this.meta[i * 4 + 1]!; }
   sourcePort(i: number): number { return this.meta[i * 4 + 2]!; }
   txOffset(i: number): number { return this.txOff + i * this.txSlot; }

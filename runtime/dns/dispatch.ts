@@ -10,6 +10,14 @@ export interface Dispatch {
   /** records a handled query (metrics, and the query log when on and a reply went out) */
   finish: (t0: number, src: string, replied: boolean) => void;
   /**
+   * `finish` for a query of a batch (the batched UDP path) without reading the clock: the query
+   * is counted now, and `endBatch` gives every query counted since the batch's time, one clock
+   * read per batch. A query-log line still reads the clock for its own `duration_us`.
+   */
+  count: (t0: number, src: string, replied: boolean) => void;
+  /** Ends a batch that started at `t0`: its queries are observed in the duration histogram with the batch's time. */
+  endBatch: (t0: number) => void;
+  /**
    * A lookup that may wait: races the database against the deadline, then answers without
    * waiting and sends through `send`. Settles once the reply is sent (TCP counts the connection
    * busy until then).
@@ -28,16 +36,28 @@ export interface DispatchOptions {
 export const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !== null && !Buffer.isBuffer(r);
 
 export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch {
+  const logQuery = (src: string, secs: number) => {
+    const ecs = answerer.lastEcs();
+    o.log.info({
+      name: answerer.lastName, type: typeName(answerer.lastQtype), src, ...(ecs ? { ecs } : {}), rcode: rcodeName(answerer.lastRcode),
+      answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
+    }, 'dns query');
+  };
   const finish = (t0: number, src: string, replied: boolean) => {
     const secs = (performance.now() - t0) / 1000;
     o.metrics.record(answerer.lastQtype, answerer.lastRcode, secs);
-    if (o.queryLog && replied) {
-      const ecs = answerer.lastEcs();
-      o.log.info({
-        name: answerer.lastName, type: typeName(answerer.lastQtype), src, ...(ecs ? { ecs } : {}), rcode: rcodeName(answerer.lastRcode),
-        answers: answerer.lastAnswers.map((c) => c.ip), duration_us: Math.round(secs * 1e6),
-      }, 'dns query');
-    }
+    if (o.queryLog && replied) logQuery(src, secs);
+  };
+  let inBatch = 0;
+  const count = (t0: number, src: string, replied: boolean) => {
+    o.metrics.countQuery(answerer.lastQtype, answerer.lastRcode);
+    inBatch++;
+    if (o.queryLog && replied) logQuery(src, (performance.now() - t0) / 1000);
+  };
+  const endBatch = (t0: number) => {
+    if (inBatch === 0) return;
+    o.metrics.observe((performance.now() - t0) / 1000, inBatch);
+    inBatch = 0;
   };
   const later: Dispatch['later'] = (p, req, src, udp, t0, send) => {
     let timer: NodeJS.Timeout | undefined;
@@ -49,5 +69,5 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
       finish(t0, src, r !== null);
     });
   };
-  return { answerer, log: o.log, finish, later };
+  return { answerer, log: o.log, finish, count, endBatch, later };
 }

@@ -108,15 +108,26 @@ export class DnsMetrics {
 
   /** Counts one query (rcode -1 = dropped) and its handling time in seconds. */
   record(qtype: number, rcode: number, seconds: number): void {
+    this.countQuery(qtype, rcode);
+    this.observe(seconds, 1);
+  }
+
+  /** Counts one query by type and rcode (-1 = dropped), without its time (see `observe`). */
+  countQuery(qtype: number, rcode: number): void {
     const c = this.cells;
     const ti = TYPE_INDEX.get(qtype) ?? OTHER_TYPE;
     c[ti * RCODES.length + rcodeIndex(rcode)]! += 1;
     if ((qtype === 252 || qtype === 251) && rcode >= 0) c[rcode === 9 ? NOTAUTH_AT : REFUSED_AT]! += 1;
+  }
+
+  /** Adds `n` observations of `seconds` to the duration histogram (a batch's queries share its time). */
+  observe(seconds: number, n: number): void {
+    const c = this.cells;
     let i = 0;
     while (i < BOUNDS.length && seconds > BOUNDS[i]!) i++;
-    c[BUCKETS_AT + i]! += 1;
-    c[SUM_AT]! += seconds;
-    c[COUNT_AT]! += 1;
+    c[BUCKETS_AT + i]! += n;
+    c[SUM_AT]! += seconds * n;
+    c[COUNT_AT]! += n;
   }
 
   /** Cell `i` summed over this thread and every worker. */

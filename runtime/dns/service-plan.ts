@@ -126,7 +126,13 @@ export function refreshHealth(plan: ServicePlan, health: HealthView): void {
   const v6: FamilyState = { enabled: [], healthy: [] };
   for (const m of plan.members) {
     const e = health.get(poolId, m.ip);
-    const c: Candidate = { ...m, score: e?.score ?? 1, rttMs: e && e.lastChecked > 0 ? e.rttMs : -1 };
+    // One literal with every field in one order: all candidates share one hidden class, so the
+    // answer path's property reads stay monomorphic (a spread of the member gave candidates of
+    // many shapes once live health set scores and RTTs, and those reads went megamorphic).
+    const c: Candidate = {
+      ip: m.ip, family: m.family, order: m.order, weight: m.weight, priority: m.priority, rumUrl: m.rumUrl,
+      score: e?.score ?? 1, rttMs: e && e.lastChecked > 0 ? e.rttMs : -1, lat: m.lat, lon: m.lon, rdata: m.rdata,
+    };
     const st = m.family === 4 ? v4 : v6;
     st.enabled.push(c);
     if (health.isHealthy(poolId, m.ip)) st.healthy.push(c);

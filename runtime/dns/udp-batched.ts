@@ -36,9 +36,10 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
     const s = bs!;
     const mem = s.mem;
     const max = s.txSlot;
+    // One clock read per batch: every reply goes out with the batch's sendmmsg (Dispatch.count).
+    const t0 = performance.now();
     for (let i = 0; i < count; i++) {
       if (s.rxLength(i) < 0) continue;
-      const t0 = performance.now();
       const src = s.source(i);
       const req = s.request(i);
       if (forward && isUpdate(req)) {
@@ -56,13 +57,13 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
       }
       if (typeof r === 'number') {
         s.setReply(i, r);
-        d.finish(t0, src, true);
+        d.count(t0, src, true);
       } else if (r === null) {
-        d.finish(t0, src, false);
+        d.count(t0, src, false);
       } else if (Buffer.isBuffer(r)) {
         // Longer than a send slot: sent on its own.
         s.sendTo(r, s.sourceFamily(i), s.sourceBytes(i), s.sourcePort(i));
-        d.finish(t0, src, true);
+        d.count(t0, src, true);
       } else {
         // The slot is reused by the next batch: keep copies of the request and the source.
         const family = s.sourceFamily(i);
@@ -72,6 +73,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
           .catch((err: unknown) => log.error({ err }, 'dns answer failed'));
       }
     }
+    d.endBatch(t0);
   };
   return {
     bind: async (port) => {

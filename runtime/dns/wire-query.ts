@@ -5,9 +5,11 @@
  * Why not a general codec: general-purpose codecs (dns2, dns-packet) build an object graph per
  * packet — arrays of records, a string per label, option objects — and top out around 8k queries
  * per second in this process. An authoritative server only needs the header, the single question,
- * and the OPT record, so this decoder reads exactly those into one reused `ParsedQuery` and
- * allocates one string (the lower-cased name) per query.
+ * and the OPT record, so this decoder reads exactly those into one reused `ParsedQuery`. The one
+ * string it needs (the lower-cased name) comes from a table of recently seen names
+ * (name-intern.ts), so a name seen a moment ago costs no allocation.
  */
+import { HASH_START, NAME_TEXT_MAX, NameTable, hashByte } from './name-intern.js';
 
 /** Decode outcome: OK, or why the packet gets no normal answer. */
 export const enum DecodeStatus { Ok = 0, Drop = -1, FormErr = 1, NotImp = 4, BadVers = 16 }
@@ -48,8 +50,14 @@ export function cloneQuery(q: ParsedQuery): ParsedQuery {
   return c;
 }
 
-// One scratch buffer for building the name string: one latin1 string per query instead of one per label.
+// One scratch buffer for the lower-cased name's bytes, and the names seen recently (one table per
+// thread: decoding is synchronous).
 const nameScratch = Buffer.allocUnsafe(256);
+/** The names this thread decoded recently (exported for tests: `misses` counts the strings built). */
+export const queryNames = new NameTable(1024);
+
+/** Big-endian 16-bit read without Buffer#readUInt16BE's bound check (callers check `off + 2 <= length`). */
+const u16 = (b: Buffer, off: number): number => (b[off]! << 8) | b[off + 1]!;
 
 /**
  * Decodes the header, the one question and the additional section (OPT, TSIG) of `buf` into `q`.
@@ -64,8 +72,8 @@ const nameScratch = Buffer.allocUnsafe(256);
 export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
   const len = buf.length;
   if (len < 12) return DecodeStatus.Drop;
-  q.id = buf.readUInt16BE(0);
-  q.flags = buf.readUInt16BE(2);
+  q.id = u16(buf, 0);
+  q.flags = u16(buf, 2);
   if (q.flags & 0x8000) return DecodeStatus.Drop;
   q.opcode = (q.flags >> 11) & 0xf;
   q.edns = false;
@@ -78,7 +86,7 @@ export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
   q.labels = 0;
   q.qtype = 0;
   q.questionEnd = 12;
-  const qd = buf.readUInt16BE(4);
+  const qd = u16(buf, 4);
   if (q.opcode !== 0) {
     // Echo the question when it parses; the reply is NOTIMP either way.
     if (qd === 1) readQuestion(buf, q);
@@ -102,9 +110,9 @@ export function decodeQuery(buf: Buffer, q: ParsedQuery): DecodeStatus {
  */
 function readAdditional(buf: Buffer, q: ParsedQuery, off: number): DecodeStatus {
   const len = buf.length;
-  const an = buf.readUInt16BE(6);
-  const ns = buf.readUInt16BE(8);
-  const ar = buf.readUInt16BE(10);
+  const an = u16(buf, 6);
+  const ns = u16(buf, 8);
+  const ar = u16(buf, 10);
   for (let i = 0; i < an + ns; i++) {
     off = skipRecord(buf, off);
     if (off < 0) return DecodeStatus.FormErr;
@@ -112,16 +120,16 @@ function readAdditional(buf: Buffer, q: ParsedQuery, off: number): DecodeStatus 
   for (let i = 0; i < ar; i++) {
     const nameEnd = skipName(buf, off);
     if (nameEnd < 0 || nameEnd + 10 > len) return DecodeStatus.FormErr;
-    const type = buf.readUInt16BE(nameEnd);
-    const rdlen = buf.readUInt16BE(nameEnd + 8);
+    const type = u16(buf, nameEnd);
+    const rdlen = u16(buf, nameEnd + 8);
     const end = nameEnd + 10 + rdlen;
     if (end > len) return DecodeStatus.FormErr;
     if (type === 41) {
       if (q.edns || nameEnd !== off + 1) return DecodeStatus.FormErr;
       q.edns = true;
-      q.udpSize = Math.max(512, buf.readUInt16BE(nameEnd + 2));
+      q.udpSize = Math.max(512, u16(buf, nameEnd + 2));
       q.ednsVersion = buf[nameEnd + 5]!;
-      q.dnssecOk = (buf.readUInt16BE(nameEnd + 6) & 0x8000) !== 0;
+      q.dnssecOk = (buf[nameEnd + 6]! & 0x80) !== 0;
       if (!readOptions(buf, nameEnd + 10, end, q)) return DecodeStatus.FormErr;
     } else if (type === 250) {
       if (i !== ar - 1 || end !== len) return DecodeStatus.FormErr;
@@ -151,12 +159,14 @@ function readQuestion(buf: Buffer, q: ParsedQuery): boolean {
   let off = 12;
   let w = 0;
   let labels = 0;
+  let h = HASH_START;
   for (;;) {
     if (off >= len) return false;
     const l = buf[off++]!;
     if (l === 0) break;
-    // Compression pointers (0xC0) and the reserved label types are refused in the question.
-    if (l > 63 || off + l > len || w + l + 1 > 255) return false;
+    // Compression pointers (0xC0) and the reserved label types are refused in the question, and
+    // so is a name longer than 255 octets on the wire (RFC 1035 §2.3.4).
+    if (l > 63 || off + l > len || w + l + 1 > NAME_TEXT_MAX) return false;
     for (let i = 0; i < l; i++) {
       let c = buf[off + i]!;
       if (c >= 0x41 && c <= 0x5a) c |= 0x20;
@@ -164,16 +174,18 @@ function readQuestion(buf: Buffer, q: ParsedQuery): boolean {
       // byte no served name contains, so such names simply match nothing.
       else if (c === 0x2e) c = 0x7f;
       nameScratch[w++] = c;
+      h = hashByte(h, c);
     }
     nameScratch[w++] = 0x2e;
+    h = hashByte(h, 0x2e);
     off += l;
     labels++;
   }
   if (off + 4 > len) return false;
-  q.name = w === 0 ? '.' : nameScratch.toString('latin1', 0, w);
+  q.name = w === 0 ? '.' : queryNames.intern(nameScratch, w, h);
   q.labels = labels;
-  q.qtype = buf.readUInt16BE(off);
-  q.qclass = buf.readUInt16BE(off + 2);
+  q.qtype = u16(buf, off);
+  q.qclass = u16(buf, off + 2);
   q.questionEnd = off + 4;
   return true;
 }
@@ -195,7 +207,7 @@ function skipName(buf: Buffer, off: number): number {
 function skipRecord(buf: Buffer, off: number): number {
   const n = skipName(buf, off);
   if (n < 0 || n + 10 > buf.length) return -1;
-  const end = n + 10 + buf.readUInt16BE(n + 8);
+  const end = n + 10 + u16(buf, n + 8);
   return end > buf.length ? -1 : end;
 }
 
@@ -203,13 +215,13 @@ function skipRecord(buf: Buffer, off: number): number {
 function readOptions(buf: Buffer, off: number, end: number, q: ParsedQuery): boolean {
   while (off < end) {
     if (off + 4 > end) return false;
-    const code = buf.readUInt16BE(off);
-    const olen = buf.readUInt16BE(off + 2);
+    const code = u16(buf, off);
+    const olen = u16(buf, off + 2);
     const data = off + 4;
     if (data + olen > end) return false;
     if (code === 8) {
       if (q.hasEcs || olen < 4) return false;
-      const family = buf.readUInt16BE(data);
+      const family = u16(buf, data);
       const source = buf[data + 2]!;
       const scope = buf[data + 3]!;
       const max = family === 1 ? 32 : family === 2 ? 128 : -1;

@@ -2,10 +2,11 @@ import type { ParsedQuery } from './wire-query.js';
 
 /**
  * A focused DNS reply encoder (RFC 1035 §4.1, EDNS0 RFC 6891, ECS RFC 7871). Records are written
- * into one reused 64 KiB scratch buffer; owner names are compression pointers into the echoed
- * question, and record data is precomputed at snapshot-swap time, so encoding is a few integer
- * writes and `copy` calls. `finish` returns the only per-query allocation: the reply itself (a
- * copy, because a queued UDP send keeps a reference to the bytes it was given).
+ * into one reused 64 KiB scratch buffer, or straight into a caller's buffer (a batched UDP send
+ * slot, `writeTo`); owner names are compression pointers into the echoed question, and record data
+ * is precomputed at snapshot-swap time, so encoding is a few integer writes and `copy` calls.
+ * `copyOut` returns the only per-query allocation of the scratch path: the reply itself (a copy,
+ * because a queued send keeps a reference to the bytes it was given).
  */
 
 /** DNS record types the server answers. */
@@ -33,11 +34,19 @@ function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: num
 }
 
 /**
- * Builds one reply at a time: `begin`, then answers, then authority records, then `finish`. One
- * writer per server; not reentrant.
+ * Builds one reply at a time: `begin`, then answers, then authority records, then `seal`. One
+ * writer per server; not reentrant. Replies go to the scratch buffer unless `writeTo` named another
+ * place; a reply that outgrows that place moves to the scratch buffer (`inPlace` turns false).
  */
 export class ReplyWriter {
-  private readonly buf = Buffer.allocUnsafe(65535);
+  private readonly scratch = Buffer.allocUnsafe(65535);
+  /** where the reply is written: the scratch buffer or the `writeTo` target */
+  private buf: Buffer = this.scratch;
+  /** offset of the reply's first byte in `buf` */
+  private base = 0;
+  /** `buf` offset the reply may not pass */
+  private end = 65535;
+  /** write position in `buf` (absolute; the reply's length is `pos - base`) */
   private pos = 0;
   private an = 0;
   private ns = 0;
@@ -45,19 +54,60 @@ export class ReplyWriter {
   private flags = 0;
   private qdcount = 0;
 
+  /** The next replies are written to `out[at, at + max)` (until `writeToScratch`). */
+  writeTo(out: Buffer, at: number, max: number): void {
+    this.buf = out;
+    this.base = at;
+    this.end = at + Math.min(max, 65535);
+  }
+
+  /** The next replies are written to the scratch buffer (the default). */
+  writeToScratch(): void {
+    this.buf = this.scratch;
+    this.base = 0;
+    this.end = 65535;
+  }
+
+  /** True while the reply is in the `writeTo` target: it fits, and needs no copy. */
+  get inPlace(): boolean {
+    return this.buf !== this.scratch;
+  }
+
+  /** The reply's length so far (after `seal`: the whole reply). */
+  get length(): number {
+    return this.pos - this.base;
+  }
+
+  /**
+   * Makes room for `n` more bytes: a reply that would pass the end of a `writeTo` target moves to
+   * the scratch buffer, which holds any reply (answers stop at 65,000 bytes).
+   */
+  private room(n: number): void {
+    if (this.pos + n <= this.end || this.buf === this.scratch) return;
+    const len = this.pos - this.base;
+    copyBytes(this.buf, this.base, this.pos, this.scratch, 0);
+    this.buf = this.scratch;
+    this.base = 0;
+    this.end = 65535;
+    this.pos = len;
+  }
+
   /**
    * Starts a reply to `q`: header with QR, the request's opcode, RD and CD copied, AA when
    * authoritative, and the question echoed byte for byte (keeps the client's 0x20 case mix).
    */
   begin(req: Buffer, q: ParsedQuery, rcode: number, aa: boolean): void {
+    const qEnd = q.questionEnd > 12 ? q.questionEnd : 12;
+    if (this.base + qEnd > this.end) this.writeToScratch();
     const b = this.buf;
-    b[0] = q.id >> 8;
-    b[1] = q.id & 0xff;
+    const o = this.base;
+    b[o] = q.id >> 8;
+    b[o + 1] = q.id & 0xff;
     this.rcode = rcode;
     this.flags = 0x8000 | (q.opcode << 11) | (aa ? 0x0400 : 0) | (q.flags & 0x0110);
     this.qdcount = q.questionEnd > 12 ? 1 : 0;
-    if (this.qdcount) copyBytes(req, 12, q.questionEnd, b, 12);
-    this.pos = q.questionEnd > 12 ? q.questionEnd : 12;
+    if (this.qdcount) copyBytes(req, 12, q.questionEnd, b, o + 12);
+    this.pos = o + qEnd;
     this.an = 0;
     this.ns = 0;
   }
@@ -70,10 +120,11 @@ export class ReplyWriter {
   /** Offset of the question name's suffix after skipping `skip` labels (for compression pointers). */
   nameOffset(skip: number): number {
     let off = 12;
-    for (let i = 0; i < skip; i++) off += this.buf[off]! + 1;
+    for (let i = 0; i < skip; i++) off += this.buf[this.base + off]! + 1;
     return off;
   }
 
+  /** Writes a record header; the caller made room for it and its `rdlen` bytes of data. */
   private head(owner: number, type: number, ttl: number, rdlen: number): void {
     // Plain byte stores: the checked write helpers cost more than the record itself.
     const b = this.buf;
@@ -95,7 +146,8 @@ export class ReplyWriter {
 
   /** Adds an answer record owned by the question name; `rdata` is precomputed (4 or 16 bytes for A/AAAA). */
   addAnswer(type: number, ttl: number, rdata: Buffer): boolean {
-    if (this.pos + 12 + rdata.length > 65000) return false;
+    if (this.pos - this.base + 12 + rdata.length > 65000) return false;
+    this.room(12 + rdata.length);
     this.head(12, type, ttl, rdata.length);
     copyBytes(rdata, 0, rdata.length, this.buf, this.pos);
     this.pos += rdata.length;
@@ -108,8 +160,8 @@ export class ReplyWriter {
    * name; `addAnswer` writes class IN.
    */
   addAnswerOfClass(type: number, qclass: number, ttl: number, rdata: Buffer): boolean {
-    const at = this.pos;
     if (!this.addAnswer(type, ttl, rdata)) return false;
+    const at = this.pos - rdata.length - 12;
     this.buf[at + 4] = qclass >> 8;
     this.buf[at + 5] = qclass & 0xff;
     return true;
@@ -117,6 +169,7 @@ export class ReplyWriter {
 
   /** Adds an answer record owned by the name at `owner` (a compression offset). */
   addAnswerAt(owner: number, type: number, ttl: number, rdata: Buffer): void {
+    this.room(12 + rdata.length);
     this.head(owner, type, ttl, rdata.length);
     rdata.copy(this.buf, this.pos);
     this.pos += rdata.length;
@@ -125,6 +178,7 @@ export class ReplyWriter {
 
   /** Adds an authority record (SOA for negative answers, RFC 2308 §3). */
   addAuthority(owner: number, type: number, ttl: number, rdata: Buffer): void {
+    this.room(12 + rdata.length);
     this.head(owner, type, ttl, rdata.length);
     rdata.copy(this.buf, this.pos);
     this.pos += rdata.length;
@@ -157,51 +211,53 @@ export class ReplyWriter {
    * without copying it out (see `copyOut` and `copyInto`).
    */
   seal(q: ParsedQuery, udpLimit: number, payloadSize: number, ecsScope: number): number {
-    const b = this.buf;
     const alen = q.hasEcs ? Math.ceil(q.ecs.sourcePrefix / 8) : 0;
     const optLen = q.edns ? 11 + (q.hasEcs ? 8 + alen : 0) : 0;
-    if (udpLimit > 0 && this.pos + optLen > udpLimit) {
+    if (udpLimit > 0 && this.pos - this.base + optLen > udpLimit) {
       // Too large for the client's buffer: send the question only, with TC, so it retries over TCP.
-      this.pos = this.qdcount ? q.questionEnd : 12;
+      this.pos = this.base + (this.qdcount ? q.questionEnd : 12);
       this.an = 0;
       this.ns = 0;
       this.flags |= 0x0200;
     }
+    this.room(optLen);
+    const b = this.buf;
     let arcount = 0;
     if (q.edns) {
       let p = this.pos;
       b[p] = 0;
-      b.writeUInt16BE(41, p + 1);
-      b.writeUInt16BE(payloadSize, p + 3);
+      b[p + 1] = 0; b[p + 2] = 41;
+      b[p + 3] = payloadSize >> 8; b[p + 4] = payloadSize & 0xff;
       b[p + 5] = this.rcode >> 4;
       b[p + 6] = 0;
-      b.writeUInt16BE(q.dnssecOk ? 0x8000 : 0, p + 7);
-      b.writeUInt16BE(optLen - 11, p + 9);
+      b[p + 7] = q.dnssecOk ? 0x80 : 0; b[p + 8] = 0;
+      b[p + 9] = (optLen - 11) >> 8; b[p + 10] = (optLen - 11) & 0xff;
       p += 11;
       if (q.hasEcs) {
-        b.writeUInt16BE(8, p);
-        b.writeUInt16BE(4 + alen, p + 2);
-        b.writeUInt16BE(q.ecs.family, p + 4);
+        b[p] = 0; b[p + 1] = 8;
+        b[p + 2] = 0; b[p + 3] = 4 + alen;
+        b[p + 4] = q.ecs.family >> 8; b[p + 5] = q.ecs.family & 0xff;
         b[p + 6] = q.ecs.sourcePrefix;
         b[p + 7] = Math.max(0, ecsScope);
-        q.ecs.addr.copy(b, p + 8, 0, alen);
+        copyBytes(q.ecs.addr, 0, alen, b, p + 8);
         p += 8 + alen;
       }
       this.pos = p;
       arcount = 1;
     }
+    const o = this.base;
     const flags = this.flags | (this.rcode & 0xf);
-    b[2] = flags >> 8; b[3] = flags & 0xff;
-    b[4] = 0; b[5] = this.qdcount;
-    b[6] = this.an >> 8; b[7] = this.an & 0xff;
-    b[8] = this.ns >> 8; b[9] = this.ns & 0xff;
-    b[10] = 0; b[11] = arcount;
-    return this.pos;
+    b[o + 2] = flags >> 8; b[o + 3] = flags & 0xff;
+    b[o + 4] = 0; b[o + 5] = this.qdcount;
+    b[o + 6] = this.an >> 8; b[o + 7] = this.an & 0xff;
+    b[o + 8] = this.ns >> 8; b[o + 9] = this.ns & 0xff;
+    b[o + 10] = 0; b[o + 11] = arcount;
+    return this.pos - o;
   }
 
-  /** The sealed reply in the scratch buffer (a view: valid until the next `begin`). */
+  /** The sealed reply (a view: valid until the next `begin`). */
   sealed(): Buffer {
-    return this.buf.subarray(0, this.pos);
+    return this.buf.subarray(this.base, this.pos);
   }
 
   /**
@@ -209,22 +265,23 @@ export class ReplyWriter {
    * TSIG RR, which RFC 8945 §4.2 puts last (after the OPT).
    */
   appendAdditional(rr: Buffer): void {
+    this.room(rr.length);
     const b = this.buf;
+    const o = this.base;
     rr.copy(b, this.pos);
     this.pos += rr.length;
-    const ar = ((b[10]! << 8) | b[11]!) + 1;
-    b[10] = ar >> 8; b[11] = ar & 0xff;
+    const ar = ((b[o + 10]! << 8) | b[o + 11]!) + 1;
+    b[o + 10] = ar >> 8; b[o + 11] = ar & 0xff;
   }
 
   /** A copy of the sealed reply, optionally with the TCP length prefix. */
   copyOut(tcpPrefix: boolean): Buffer {
-    const b = this.buf;
-    const n = this.pos;
+    const n = this.pos - this.base;
     const skip = tcpPrefix ? 2 : 0;
     const out = Buffer.allocUnsafe(n + skip);
     if (tcpPrefix) { out[0] = n >> 8; out[1] = n & 0xff; }
     // A short reply is cheaper to copy byte by byte than through Buffer#copy's native call.
-    copyBytes(b, 0, n, out, skip);
+    copyBytes(this.buf, this.base, this.pos, out, skip);
     return out;
   }
 
@@ -232,10 +289,10 @@ export class ReplyWriter {
    * Copies the sealed reply into `out` at `at` (a batched UDP send slot) and returns its length,
    * or -1 when it is longer than `max`.
    */
-  copyInto(out: Uint8Array, at: number, max: number): number {
-    const n = this.pos;
+  copyInto(out: Buffer, at: number, max: number): number {
+    const n = this.pos - this.base;
     if (n > max) return -1;
-    copyBytes(this.buf, 0, n, out as Buffer, at);
+    copyBytes(this.buf, this.base, this.pos, out, at);
     return n;
   }
 }

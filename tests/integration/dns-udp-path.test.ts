@@ -14,7 +14,7 @@ for (const mode of ['batched', 'dgram'] as const) {
     if (mode === 'dgram') process.env.GSLBD_DNS_UDP_BATCH = '0';
     let d: Awaited<ReturnType<typeof startTestDaemon>> | undefined;
     try {
-      d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'path.test', queryLog: true } as never });
+      d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'path.test', queryLog: true, udpPayloadSize: 4096 } as never });
     } finally {
       if (saved === undefined) delete process.env.GSLBD_DNS_UDP_BATCH; else process.env.GSLBD_DNS_UDP_BATCH = saved;
     }
@@ -40,6 +40,19 @@ for (const mode of ['batched', 'dgram'] as const) {
       const retried = await dig(port, ['big.path.test', 'A', '+bufsize=512']);
       assert.match(retried.text, /Truncated, retrying in TCP mode/);
       assert.equal(retried.answers.length, 120);
+
+      // Replies are written straight into the send slot (4 KiB): one that fits is sent whole; one
+      // that outgrows the slot while it is built is truncated to the question (TC) and still sent.
+      const whole = await dig(port, ['big.path.test', 'A', '+ignore', '+bufsize=4096']);
+      assert.ok(!whole.flags.includes('tc'), 'about 2 KiB: no TC');
+      assert.equal(whole.answers.length, 120);
+      await makeService(d, { name: 'huge', domain: 'huge.path.test.' }, Array.from({ length: 260 }, (_, i) => ({ ipAddress: `10.2.${i >> 8}.${i & 255}` })));
+      const over = await dig(port, ['huge.path.test', 'A', '+ignore', '+bufsize=4096']);
+      assert.equal(over.status, 'NOERROR');
+      assert.ok(over.flags.includes('tc'), 'over 4 KiB: TC');
+      assert.equal(over.answers.length, 0);
+      const after = await dig(port, ['www.path.test', 'A']);
+      assert.deepEqual([...after.answers].sort(), ['192.0.2.1', '192.0.2.2'], 'the next reply is whole');
 
       const line = [...d.logs.lines].reverse().find((l) => l.msg === 'dns query' && l.name === 'www.path.test.');
       assert.ok(line);

@@ -10,7 +10,7 @@ const support = batchSupport();
 const skip = support.available ? false : `udp batch addon unavailable: ${support.reason}`;
 
 /** An echo server on the batched socket: reply = request bytes with 0x80 set in byte 2 (QR). */
-function echoServer(address: string, opts: { onCount?: (n: number) => void } = {}) {
+function echoServer(address: string, opts: { onCount?: (n: number) => void; onRequest?: (req: Buffer) => void } = {}) {
   const sources: string[] = [];
   let maxBatch = 0;
   const s: BatchSocket = BatchSocket.open(address, 0, (count) => {
@@ -20,6 +20,7 @@ function echoServer(address: string, opts: { onCount?: (n: number) => void } = {
       const len = s.rxLength(i);
       if (len < 12) continue; // garbage: no reply
       const req = s.request(i);
+      opts.onRequest?.(req);
       const at = s.txOffset(i);
       req.copy(s.mem, at);
       s.mem[at + 2] = s.mem[at + 2]! | 0x80;
@@ -112,6 +113,34 @@ test('garbage, empty and oversized datagrams are skipped; the socket keeps answe
   assert.ok(!replies.some((m) => m.length < 12 || m.length > 4096));
   assert.equal(srv.s.stats().truncated, 1);
   srv.s.close();
+  await closeClient(c);
+});
+
+test('request views: a packet of the length the slot saw last reuses its view and shows the new bytes', { skip }, async () => {
+  const views: Buffer[] = [];
+  const srv = echoServer('127.0.0.1', { onRequest: (req) => views.push(req) });
+  const c = await bindClient('udp4', '127.0.0.1');
+  const seen: Buffer[] = [];
+  const s = srv.s;
+  c.on('message', (m) => seen.push(m));
+  // One packet at a time, so each lands in slot 0: equal lengths in a row, then a new length.
+  const sizes = [32, 32, 32, 40, 40, 32, 300, 300, 12, 32];
+  for (const [k, size] of sizes.entries()) {
+    const p = Buffer.alloc(size, 0x30 + k);
+    p.writeUInt16BE(k, 0);
+    p[2] = 0;
+    c.send(p, s.port, '127.0.0.1');
+    for (let w = 0; w < 100 && seen.length <= k; w++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(seen.length, k + 1, `reply ${k}`);
+    const m = seen[k]!;
+    assert.equal(m.length, size, `reply ${k}: the packet's length`);
+    assert.equal(m.readUInt16BE(0), k, `reply ${k}: its own id`);
+    assert.ok(m.subarray(3).every((b) => b === 0x30 + k), `reply ${k}: its own bytes`);
+  }
+  assert.equal(views.length, sizes.length);
+  // a new view only where the length changed: 32, 40, 32, 300, 12, 32
+  assert.equal(new Set(views).size, 6, 'views were reused while the length stayed');
+  s.close();
   await closeClient(c);
 });
 

@@ -91,3 +91,44 @@ test('nameToWire encodes labels', () => {
   assert.deepEqual([...nameToWire('ns1.example.test.')], [3, 110, 115, 49, 7, 101, 120, 97, 109, 112, 108, 101, 4, 116, 101, 115, 116, 0]);
   assert.deepEqual([...nameToWire('.')], [0]);
 });
+
+test('reply written in place (writeTo): same bytes as the scratch path; a reply that outgrows its slot moves to scratch', () => {
+  const p = new ParsedQuery();
+  const req = buildQueryPacket('www.example.test.', 1, '192.0.2.0/24');
+  decodeQuery(req, p);
+  const build = (w: ReplyWriter, answers: number, udpLimit: number) => {
+    w.begin(req, p, 0, true);
+    for (let i = 0; i < answers; i++) w.addAnswer(1, 60, Buffer.from([10, 0, 0, i]));
+    return w.seal(p, udpLimit, 1232, 24);
+  };
+  const want = (answers: number, udpLimit: number) => {
+    const w = new ReplyWriter();
+    build(w, answers, udpLimit);
+    return w.copyOut(false);
+  };
+  const rows = [
+    { name: 'fits the slot', answers: 3, udpLimit: 1232, max: 512, inPlace: true },
+    { name: 'outgrows the slot', answers: 30, udpLimit: 1232, max: 200, inPlace: false },
+    { name: 'outgrows the slot, then truncated (TC) to fit it', answers: 200, udpLimit: 1232, max: 600, inPlace: false },
+  ];
+  for (const r of rows) {
+    const out = Buffer.alloc(2048, 0xee);
+    const at = 700;
+    const w = new ReplyWriter();
+    w.writeTo(out, at, r.max);
+    const n = build(w, r.answers, r.udpLimit);
+    const expected = want(r.answers, r.udpLimit);
+    assert.equal(w.inPlace, r.inPlace, r.name);
+    assert.equal(n, expected.length, r.name);
+    assert.deepEqual(w.sealed(), expected, r.name);
+    assert.ok(out.subarray(0, at).every((b) => b === 0xee), `${r.name}: nothing written before the slot`);
+    assert.ok(out.subarray(at + r.max).every((b) => b === 0xee), `${r.name}: nothing written past the slot`);
+    if (r.inPlace) assert.deepEqual(out.subarray(at, at + n), expected, r.name);
+    else assert.equal(w.copyInto(out, at, r.max), expected.length <= r.max ? expected.length : -1, r.name);
+    // Back to the scratch buffer: the next reply leaves `out` alone.
+    w.writeToScratch();
+    const before = Buffer.from(out);
+    build(w, 2, 1232);
+    assert.deepEqual(out, before, `${r.name}: writeToScratch`);
+  }
+});
