@@ -12,6 +12,7 @@ import type { GitOpsMetrics } from './metrics.js';
 import type { GitOpsStatus, GitOpsStore } from './status.js';
 import { runSteps, type Outcome, type Trace } from './reconcile/run.js';
 import { recordOutcome } from './reconcile/outcome.js';
+import type { OffloadWorker } from './offload/offload.js';
 
 /** What started a reconcile. A webhook carries its receipt time and the pushed SHA. */
 export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start'; receivedAt: number; after?: string | undefined }
@@ -23,6 +24,8 @@ export interface ReconcilerDeps {
   store: GitOpsStore;
   metrics: GitOpsMetrics;
   source: SourceOptions;
+  /** loads, validates and plans commits off the DNS thread; without it they run here (docs/gitops.md "Off the DNS thread") */
+  offload?: OffloadWorker | undefined;
   now?: () => number;
 }
 
@@ -38,9 +41,13 @@ export class Reconciler {
   readonly metrics: GitOpsMetrics;
   readonly source: SourceOptions;
   readonly now: () => number;
+  readonly offload: OffloadWorker | undefined;
   status: GitOpsStatus;
-  /** the last verified, loaded and validated commit (verification is not repeated per poll) */
-  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[]; cases: RoutingCase[] } | undefined;
+  /**
+   * the last verified, loaded and validated commit (verification is not repeated per poll); its
+   * desired rows only when planned here (the offload worker keeps its own)
+   */
+  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[] | undefined; cases: RoutingCase[] } | undefined;
   /** the last refused commit, so a stalled head is not re-checked and re-announced every poll */
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
   /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */
@@ -58,6 +65,7 @@ export class Reconciler {
     this.metrics = deps.metrics;
     this.source = deps.source;
     this.now = deps.now ?? Date.now;
+    this.offload = deps.offload;
     const g = deps.core.config.gitops;
     const prev = deps.store.loadStatus();
     this.status = {

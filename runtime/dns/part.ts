@@ -245,6 +245,17 @@ PARTS.push({
     a.index();
     for (const src of sources) src.onLoad = () => { a.index(); };
     core.closers.push(core.bus.on('plan_applied', () => { a.index(); }));
+    // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
+    // slices, and installs it at the swap: the index() above then finds it built.
+    core.closers.push(core.applyHooks.add({
+      prepare: async (plan, next, _prev, slicer) => {
+        const steps = a.indexSteps(next, serial.after(plan));
+        for (let r = steps.next(); ; r = steps.next()) {
+          if (r.done) { const ix = r.value; return () => { a.adoptIndex(ix); }; }
+          await slicer.maybePause();
+        }
+      },
+    }));
     const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;
     ext.apiPlugins.push(async (app) => { await app.register(simulateRoutes(a, deadline)); });
   },

@@ -99,7 +99,8 @@ export function startHealth(core: Core): HealthRuntime {
   };
   pruneStale();
   reconcile();
-  const off = core.bus.on('plan_applied', () => reconcile());
+  // the targets come from pools, members and health checks: a plan of services alone leaves them be
+  const off = core.bus.on('plan_applied', ({ plan }) => { if (plan.changes.some((c) => TARGET_KINDS.has(c.kind))) reconcile(); });
   log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled, tcpProbePath: core.ports.tcpProbePath }, 'health checker started');
   const rt: HealthRuntime = { scheduler, monitor, reconcile };
   core.ports.health = rt;
@@ -109,6 +110,9 @@ export function startHealth(core: Core): HealthRuntime {
   });
   return rt;
 }
+
+/** Kinds whose rows make up the probe targets (targets.ts). */
+const TARGET_KINDS: ReadonlySet<string> = new Set(['pool', 'member', 'healthcheck']);
 
 /** The health part: starts after the API so the first probes do not delay startup. */
 PARTS.push({

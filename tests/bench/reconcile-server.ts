@@ -23,7 +23,8 @@ const kept: Record<string, unknown>[] = [];
 const sink = new Writable({
   write(chunk: Buffer, _enc, cb) {
     for (const l of chunk.toString().split('\n')) {
-      if (!l) continue;
+      // only the few lines kept are parsed (health flips of thousands of members are not)
+      if (!l || !(l.includes('"msg":"reconcile') || /"level":[56]0/.test(l))) continue;
       const o = JSON.parse(l) as Record<string, unknown>;
       const msg = String(o.msg ?? '');
       if (msg.startsWith('reconcile') || (o.level as number) >= 50) kept.push(o);
