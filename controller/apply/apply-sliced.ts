@@ -5,7 +5,7 @@ import { applyPlan, checkApplicable, revisionMeta, type ApplyContext, type Apply
 import { changeEvent } from './events.js';
 import type { WriteGate } from './gate.js';
 import { nextProvenance } from './provenance.js';
-import { Slicer } from './slicer.js';
+import { Slicer } from '../../runtime/slicer.js';
 
 /**
  * Plans with fewer changes than this are applied in one turn (`applyPlan`). Every plan with

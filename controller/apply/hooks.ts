@@ -1,7 +1,7 @@
 import type { Plan } from '../plan/types.js';
 import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
 import type { ApplyOptions } from './apply.js';
-import type { Slicer } from './slicer.js';
+import type { Slicer } from '../../runtime/slicer.js';
 
 /**
  * Work that must happen with every applied plan, registered once instead of wrapping the applier

@@ -4,7 +4,7 @@ import type { Row } from '../../runtime/model/types.js';
 import type { RoutingCase } from '../load/index.js';
 import type { Change, Plan } from '../plan/types.js';
 import { decodeChanges } from './plan-wire.js';
-import { nextTurn } from '../apply/slicer.js';
+import { nextTurn } from '../../runtime/slicer.js';
 import type { FromOffload, OffloadFailure, OffloadInit, PlanRequest, PlanSummary, ToOffload } from './protocol.js';
 
 declare module '../../runtime/ports.js' {
@@ -32,11 +32,24 @@ export class OffloadError extends Error {
 // worker thread on Node 20 does not get the loader hooks of `--import tsx`: a small bootstrap
 // registers them in the thread first (as runtime/dns/workers.ts does).
 const FROM_TS = import.meta.url.endsWith('.ts');
+/** A daemon profiled with --cpu-prof profiles this thread too (the other flags are the main thread's). */
+function profileFlags(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--cpu-prof')) continue;
+    // `--cpu-prof-dir DIR` as one `--cpu-prof-dir=DIR`: a worker's execArgv keeps flags whole
+    if (a !== '--cpu-prof' && !a.includes('=') && i + 1 < argv.length) out.push(`${a}=${argv[++i]!}`);
+    else out.push(a);
+  }
+  return out;
+}
+const PROFILE_FLAGS = profileFlags(process.execArgv);
 function newWorker(init: OffloadInit): Worker {
-  if (!FROM_TS) return new Worker(new URL('./worker-main.js', import.meta.url), { workerData: init, name: 'gslbd-offload' });
+  if (!FROM_TS) return new Worker(new URL('./worker-main.js', import.meta.url), { workerData: init, name: 'gslbd-offload', execArgv: PROFILE_FLAGS });
   const entry = new URL('./worker-main.ts', import.meta.url).href;
   return new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`,
-    { eval: true, workerData: init, name: 'gslbd-offload', execArgv: [] });
+    { eval: true, workerData: init, name: 'gslbd-offload', execArgv: PROFILE_FLAGS });
 }
 
 interface Deferred<T> { promise: Promise<T>; resolve: (v: T) => void; reject: (e: Error) => void }

@@ -36,6 +36,8 @@ export interface PlanSummary {
   id: string;
   /** number of changes */
   total: number;
+  /** where the worker's time went, ms: reading the database state, checking against it, planning, the plan id */
+  timings: { read: number; check: number; plan: number; id: number };
 }
 
 /** Main thread → worker. */

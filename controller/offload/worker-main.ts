@@ -7,6 +7,7 @@
  * It writes nothing but checkpoints. Requests are handled one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { readManifestFiles } from '../source/git-source.js';
@@ -61,20 +62,26 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
     cases = routingCasesOf(loaded.manifests);
     last = { sha: req.sha, desired, cases };
   }
+  let t = performance.now();
+  const lap = () => { const now = performance.now(); const ms = Math.round(now - t); t = now; return ms; };
   const { seq, snapshot } = state.read();
+  const read = lap();
   const clash = checkAgainstActual(desired, snapshot, env);
   if (clash.length) return post({ t: 'validated', id, problems: clash });
   post({ t: 'validated', id, cases });
+  const check = lap();
   let p: Plan;
   try {
     p = planChanges({ desired, actual: snapshot, revision: req.sha, newId: () => randomUUID(), tenantId: req.tenantId, safety: req.safety });
   } catch (err) {
     return post({ t: 'failed', id, reason: 'ManifestsInvalid', message: (err as Error).message });
   }
+  const planned = lap();
   p.id = planId(p);
   state.expect(seq, p);
   plans.set(id, p);
-  post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, id: p.id, total: p.changes.length } });
+  const timings = { read, check, plan: planned, id: lap() };
+  post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, id: p.id, total: p.changes.length, timings } });
 }
 
 let queue: Promise<void> = Promise.resolve();

@@ -58,6 +58,7 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
       if (v.problems) throw invalid(v.problems);
     }
     const summary = await job.planned.promise.catch((err: unknown) => { throw offloadError(err); });
+    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, worker: summary.timings }, 'plan made off the DNS thread');
     try {
       const holder = r.core.holder;
       if (summary.baseSeq === holder.rowsSeq) {

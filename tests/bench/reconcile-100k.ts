@@ -10,8 +10,9 @@
  * lost). Bounded: each reconcile must end within 10 minutes, dnsperf is stopped with SIGINT after
  * the phase and killed 30 s later.
  *
- * Environment: BENCH_SERVICES (100000), BENCH_QPS (2000, dnsperf -Q), BENCH_CPU_PROF (a folder:
- * the daemon runs with --cpu-prof and writes its profile there).
+ * Environment: BENCH_SERVICES (100000), BENCH_QPS (2000, dnsperf -Q), BENCH_DNS_WORKERS (1,
+ * dns.workers), BENCH_CPU_PROF (a folder: the daemon runs with --cpu-prof and writes the profiles
+ * of its main thread and of its offload worker there).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -79,12 +80,13 @@ async function startDaemonChild(port: number, dir: string, gitopsFile: string): 
 
 /** Waits (60 s at most) until the controller has applied `sha`. */
 async function waitReady(api: string, sha: string): Promise<void> {
+  let s: { ready: boolean; lastAppliedRevision: string | null; message: string } | undefined;
   for (let i = 0; i < 300; i++) {
-    const s = (await (await fetch(`${api}/api/v1/gitops/status`)).json()) as { ready: boolean; lastAppliedRevision: string | null };
-    if (s.ready && s.lastAppliedRevision === sha) return;
+    s = (await (await fetch(`${api}/api/v1/gitops/status`)).json()) as typeof s;
+    if (s!.ready && s!.lastAppliedRevision === sha) return;
     await sleep(200);
   }
-  throw new Error('the first reconcile did not finish in 60 s');
+  throw new Error(`the first reconcile did not finish in 60 s: ${s?.message}`);
 }
 
 interface Probe { longest: number; over100: number; over200: number; over1000: number; top: number[]; busy: number; run: Record<string, unknown> | null; byRcode: Record<string, number>; rows: number }
@@ -121,7 +123,7 @@ const fx = await startGitFixture();
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-'));
 let d: { child: ChildProcess; api: string } | undefined;
 try {
-  console.log(`bench:reconcile — ${N} services, dnsperf -Q ${QPS}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on 2 CPUs`);
+  console.log(`bench:reconcile — ${N} services, dnsperf -Q ${QPS}, dns.workers ${process.env.BENCH_DNS_WORKERS ?? 1}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on 2 CPUs`);
   let t = performance.now();
   // the daemon starts on a small commit (its first reconcile runs at start), then each phase
   // moves the branch, as a push would
