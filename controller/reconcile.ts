@@ -13,6 +13,7 @@ import type { GitOpsStatus, GitOpsStore } from './status.js';
 import { runSteps, type Outcome, type Trace } from './reconcile/run.js';
 import { recordOutcome } from './reconcile/outcome.js';
 import type { OffloadWorker } from './offload/offload.js';
+import type { GateHold } from './apply/gate.js';
 
 /** What started a reconcile. A webhook carries its receipt time and the pushed SHA. */
 export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start'; receivedAt: number; after?: string | undefined }
@@ -56,6 +57,11 @@ export class Reconciler {
   tagStamp = '';
   /** parsed YAML of the last loaded commit's files, by path and blob id */
   readonly parseCache: ParseCache = new Map();
+  /**
+   * the write gate, taken when a plan arrives from the offload worker and held through the test
+   * and apply steps (controller/reconcile/plan.ts); released when the reconcile ends
+   */
+  gateHold: GateHold | undefined;
   private keys: { stamp: string; keys: PublicKey[] } | undefined;
   private seq = 0;
 
@@ -122,6 +128,9 @@ export class Reconciler {
       outcome = await runSteps(this, req, trace);
     } catch (err) {
       outcome = { result: 'failed', error: err instanceof ReconcileError ? err : transient('ApplyFailed', (err as Error).message, { cause: err }) };
+    } finally {
+      this.gateHold?.release();
+      this.gateHold = undefined;
     }
     try {
       recordOutcome(this, req, trace, outcome, started);

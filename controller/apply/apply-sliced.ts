@@ -53,15 +53,16 @@ const mutationOf = (c: Plan['changes'][number]): RowMutation => (c.op === 'delet
  * rolls back and leaves everything as it was.
  */
 export async function applyPlanSliced(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions = {}): Promise<Snapshot> {
+  const own = ctx.gate.heldBy(opts.held);
   if (plan.changes.length < (ctx.minChanges ?? SLICED_MIN_CHANGES)) {
-    await ctx.gate.idle();
+    if (!own) await ctx.gate.idle();
     return applyPlan(ctx, plan, opts);
   }
-  const release = await ctx.gate.acquire();
+  const hold = own ? undefined : await ctx.gate.acquire();
   try {
     return await applyHeld(ctx, plan, opts);
   } finally {
-    release();
+    hold?.release();
   }
 }
 

@@ -5,7 +5,7 @@ import type { EventBus } from '../../runtime/events/bus.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
 import { planEvents } from './events.js';
 import type { ApplyHooks } from './hooks.js';
-import type { WriteGate } from './gate.js';
+import type { GateHold, WriteGate } from './gate.js';
 import { NO_PROVENANCE, nextProvenance, type Provenance } from './provenance.js';
 import { planId } from '../plan/plan-id.js';
 
@@ -58,6 +58,12 @@ export interface ApplyOptions {
    * config-sync ledger row); a throw rolls everything back
    */
   inTransaction?: () => void;
+  /**
+   * the write gate as the caller holds it (a reconcile takes it when its plan arrives from the
+   * offload worker, so no REST write lands between plan and apply): the apply runs under it and
+   * leaves it held
+   */
+  held?: GateHold | undefined;
 }
 
 /**
@@ -98,7 +104,7 @@ export function planMutations(plan: Plan): RowMutation[] {
  * STORE_FAILED when the transaction (a hook included) fails.
  */
 export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}): Snapshot {
-  if (ctx.gate?.busy) throw conflict(`a large plan is being applied; ${plan.revision} was not applied: retry`);
+  if (ctx.gate?.busy && !ctx.gate.heldBy(opts.held)) throw conflict(`a large plan is being applied; ${plan.revision} was not applied: retry`);
   const prev = ctx.holder.current;
   const empty = plan.changes.length === 0;
   checkApplicable(prev, plan, opts);

@@ -45,9 +45,11 @@ export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[]
 
 /**
  * The offload worker's plan, pulled in chunks (controller/offload/plan-wire.ts). It was computed
- * against the database state `baseSeq`; when that is the state of the current snapshot when the
- * last chunk arrives, the plan gets the snapshot's version as its base. Otherwise (a REST write
- * landed meanwhile) the worker plans again against the new state, up to REPLANS times.
+ * against the database state `baseSeq`. Once it arrives the write gate is taken (REST writes wait
+ * from here to the end of the apply, `r.gateHold`); when `baseSeq` is then the state of the
+ * current snapshot, the plan gets the snapshot's version as its base. Otherwise (a REST write
+ * landed while the worker planned) the worker plans again, under the gate now, so that plan
+ * stands: a stream of REST writes cannot keep a large commit from being applied.
  */
 async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promise<Plan> {
   let job = first;
@@ -58,7 +60,8 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
       if (v.problems) throw invalid(v.problems);
     }
     const summary = await job.planned.promise.catch((err: unknown) => { throw offloadError(err); });
-    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, worker: summary.timings }, 'plan made off the DNS thread');
+    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
+    r.gateHold ??= await r.core.applyGate.acquire();
     try {
       const holder = r.core.holder;
       if (summary.baseSeq === holder.rowsSeq) {
@@ -69,6 +72,7 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
     } finally {
       job.release();
     }
+    // under the gate nothing but this reconcile applies plans (a synchronous write is refused)
     if (attempt + 1 >= REPLANS) throw transient('ApplyConflict', `the state kept changing while ${sha.slice(0, 12)} was planned; plan again`);
   }
 }
