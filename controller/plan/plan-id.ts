@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { planToJson } from '../render/plan.js';
+import { changeToJson } from '../render/plan.js';
 import type { Plan } from './types.js';
 
 /**
@@ -13,7 +13,11 @@ import type { Plan } from './types.js';
  * the renderings show them (redacted), so the id reveals nothing about them. Pure.
  */
 export function planId(plan: Plan): string {
-  const j = planToJson(plan);
-  const body = JSON.stringify({ revision: j.revision, origin: j.origin, changes: j.changes });
-  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+  // The hash of `JSON.stringify({revision, origin, changes: planToJson(plan).changes})`, fed one
+  // change at a time: the same bytes, without the whole rendering (150 MB for 160,000 rows) in memory.
+  const h = createHash('sha256');
+  h.update(`{"revision":${JSON.stringify(plan.revision)},"origin":${JSON.stringify(plan.origin)},"changes":[`);
+  plan.changes.forEach((c, i) => { h.update(i === 0 ? JSON.stringify(changeToJson(c)) : `,${JSON.stringify(changeToJson(c))}`); });
+  h.update(']}');
+  return h.digest('hex').slice(0, 16);
 }
