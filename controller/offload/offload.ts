@@ -72,6 +72,8 @@ export class PlanJob {
   readonly loaded = deferred<{ problems?: string[] }>();
   readonly validated = deferred<{ problems?: string[]; cases?: RoutingCase[] }>();
   readonly planned = deferred<PlanSummary>();
+  /** the plan id, which the worker hashes while the changes are pulled */
+  readonly planId = deferred<string>();
   private readonly chunkWaits = new Map<number, Deferred<string>>();
 
   constructor(readonly id: number, private readonly owner: OffloadWorker) {}
@@ -88,6 +90,7 @@ export class PlanJob {
         if (m.problems) this.end();
         break;
       case 'planned': this.planned.resolve(m.summary); break;
+      case 'planId': this.planId.resolve(m.planId); break;
       case 'failed': this.fail(new OffloadError(m.reason, m.message)); break;
       case 'chunk': this.chunkWaits.get(m.from)?.resolve(m.json); break;
       case 'checkpointed': break;
@@ -96,7 +99,7 @@ export class PlanJob {
 
   /** @internal rejects whatever is still pending */
   fail(err: Error): void {
-    for (const d of [this.loaded, this.validated, this.planned, ...this.chunkWaits.values()]) d.reject(err);
+    for (const d of [this.loaded, this.validated, this.planned, this.planId, ...this.chunkWaits.values()]) d.reject(err);
     this.owner.forget(this.id);
   }
 
@@ -104,6 +107,7 @@ export class PlanJob {
     const err = new OffloadError('Internal', 'the request ended with problems');
     this.validated.reject(err);
     this.planned.reject(err);
+    this.planId.reject(err);
     this.owner.forget(this.id);
   }
 
@@ -229,7 +233,7 @@ export class OffloadWorker {
   }
 }
 
-/** Builds the Plan from a summary and its changes, computed against `baseVersion` of the main thread's snapshot. */
-export function planOf(summary: PlanSummary, changes: Change[], baseVersion: number): Plan {
-  return { revision: summary.revision, origin: summary.origin, baseVersion, changes, counts: summary.counts, safety: summary.safety, id: summary.id };
+/** Builds the Plan from a summary, its changes and its id, computed against `baseVersion` of the main thread's snapshot. */
+export function planOf(summary: PlanSummary, changes: Change[], baseVersion: number, id: string): Plan {
+  return { revision: summary.revision, origin: summary.origin, baseVersion, changes, counts: summary.counts, safety: summary.safety, id };
 }

@@ -32,12 +32,11 @@ export interface PlanSummary {
   baseSeq: number;
   counts: Plan['counts'];
   safety: Plan['safety'];
-  /** plan id (plan-id.ts), computed in the worker */
-  id: string;
+  /** plan id (plan-id.ts): computed in the worker after this summary, and sent as `planId` */
   /** number of changes */
   total: number;
-  /** where the worker's time went, ms: reading the database state, checking against it, planning, the plan id */
-  timings: { read: number; check: number; plan: number; id: number };
+  /** where the worker's time went, ms: reading the database state, checking against it, planning */
+  timings: { read: number; check: number; plan: number };
 }
 
 /** Main thread → worker. */
@@ -53,13 +52,15 @@ export type ToOffload =
 /** Why a request failed, as the reconciler classifies it. */
 export type OffloadFailure = 'FetchFailed' | 'ManifestsInvalid' | 'Internal';
 
-/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, or a `failed` at any point. */
+/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (a plan with changes), or a `failed` at any point. */
 export type FromOffload =
   /** load done; `problems`: YAML syntax errors (with the validation problems of what did parse) */
   | { t: 'loaded'; id: number; problems?: string[] }
   /** validation done; `problems`: schema, semantic and running-state problems; else the routing test cases */
   | { t: 'validated'; id: number; problems?: string[]; cases?: RoutingCase[] }
   | { t: 'planned'; id: number; summary: PlanSummary }
+  /** the plan's id, computed while the main thread pulls its changes */
+  | { t: 'planId'; id: number; planId: string }
   | { t: 'failed'; id: number; reason: OffloadFailure; message: string }
   | { t: 'chunk'; id: number; from: number; json: string }
   | { t: 'checkpointed'; id: number; error?: string };

@@ -16,7 +16,7 @@ import { parseCacheKey, type ParseCache } from '../load/manifest.js';
 import { checkAgainstActual, sortProblems, validateManifests } from '../validate/validate.js';
 import { validationEnv } from '../validate/names.js';
 import { planChanges } from '../plan/plan.js';
-import { planId } from '../plan/plan-id.js';
+import { planIdSteps } from '../plan/plan-id.js';
 import type { DesiredRow, Plan } from '../plan/types.js';
 import { DbState } from './db-state.js';
 import { encodeChanges } from './plan-wire.js';
@@ -77,11 +77,17 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
     return post({ t: 'failed', id, reason: 'ManifestsInvalid', message: (err as Error).message });
   }
   const planned = lap();
-  p.id = planId(p);
-  state.expect(seq, p);
   plans.set(id, p);
-  const timings = { read, check, plan: planned, id: lap() };
-  post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, id: p.id, total: p.changes.length, timings } });
+  post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, total: p.changes.length, timings: { read, check, plan: planned } } });
+  // The id is hashed while the main thread pulls the changes: a step at a time, so its requests
+  // for chunks are answered in between. Only then may the next request run (it re-reads `state`).
+  const steps = planIdSteps(p);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) { p.id = r.value; break; }
+    await new Promise<void>((res) => { setImmediate(res); });
+  }
+  state.expect(seq, p);
+  post({ t: 'planId', id, planId: p.id });
 }
 
 let queue: Promise<void> = Promise.resolve();

@@ -13,11 +13,32 @@ import type { Plan } from './types.js';
  * the renderings show them (redacted), so the id reveals nothing about them. Pure.
  */
 export function planId(plan: Plan): string {
-  // The hash of `JSON.stringify({revision, origin, changes: planToJson(plan).changes})`, fed one
-  // change at a time: the same bytes, without the whole rendering (150 MB for 160,000 rows) in memory.
+  const steps = planIdSteps(plan);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Changes hashed between two yields of `planIdSteps`. */
+const CHANGES_PER_STEP = 2000;
+
+/**
+ * `planId` as steps: yields after every CHANGES_PER_STEP changes and returns the id, so a large
+ * plan's id can be computed between other work (the offload worker answers the main thread's
+ * requests for the plan's changes meanwhile). It hashes `JSON.stringify({revision, origin,
+ * changes: planToJson(plan).changes})` fed one change at a time: the same bytes, without the
+ * whole rendering (150 MB for 160,000 rows) in memory.
+ */
+export function* planIdSteps(plan: Plan): Generator<void, string, void> {
   const h = createHash('sha256');
   h.update(`{"revision":${JSON.stringify(plan.revision)},"origin":${JSON.stringify(plan.origin)},"changes":[`);
-  plan.changes.forEach((c, i) => { h.update(i === 0 ? JSON.stringify(changeToJson(c)) : `,${JSON.stringify(changeToJson(c))}`); });
+  const changes = plan.changes;
+  for (let i = 0; i < changes.length; i++) {
+    if (i > 0 && i % CHANGES_PER_STEP === 0) yield;
+    const json = JSON.stringify(changeToJson(changes[i]!));
+    h.update(i === 0 ? json : `,${json}`);
+  }
   h.update(']}');
   return h.digest('hex').slice(0, 16);
 }

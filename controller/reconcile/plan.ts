@@ -67,7 +67,8 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
       if (summary.baseSeq === holder.rowsSeq) {
         const base = holder.current;
         const changes = await job.changes(summary, (kind, id) => getRow(base, kind, id));
-        if (changes && holder.current === base) return planOf(summary, changes, base.version);
+        const id = await job.planId.promise.catch((err: unknown) => { throw offloadError(err); });
+        if (changes && holder.current === base) return planOf(summary, changes, base.version, id);
       }
     } finally {
       job.release();

@@ -35,8 +35,9 @@ export class ResourceStore {
   private autoCheckpoint: number | undefined;
   private deferred = 0;
   constructor(private readonly db: Db) {
+    // positional parameters: binding by name cost about a quarter more per row
     this.put = db.prepare(`INSERT INTO resources (kind, id, tenant_id, data, origin, revision, created_at, updated_at)
-      VALUES (@kind, @id, @tenantId, @data, @origin, @revision, @now, @now)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(kind, id) DO UPDATE SET tenant_id=excluded.tenant_id, data=excluded.data, origin=excluded.origin,
         revision=excluded.revision, updated_at=excluded.updated_at`);
     this.del = db.prepare('DELETE FROM resources WHERE kind = ? AND id = ?');
@@ -66,7 +67,7 @@ export class ResourceStore {
       if (c.op === 'delete') this.del.run(c.kind, c.id);
       else {
         const row = c.after!;
-        this.put.run({ kind: row.kind, id: row.id, tenantId: row.tenantId, data: JSON.stringify(row), origin: row.origin, revision: row.revision, now });
+        this.put.run(row.kind, row.id, row.tenantId, JSON.stringify(row), row.origin, row.revision, now, now);
       }
     }
   }
