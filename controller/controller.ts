@@ -10,6 +10,7 @@ import { Reconciler, type ReconcileRequest } from './reconcile.js';
 import { ReconcileLoop } from './loop.js';
 import type { ReconcileError } from './errors.js';
 import { forgetRepo } from './source/git-source.js';
+import { OffloadWorker } from './offload/offload.js';
 
 /**
  * The GitOps controller of one daemon: store, metrics, reconciler and loop. Without
@@ -21,6 +22,7 @@ export class GitOpsController {
   readonly metrics: GitOpsMetrics;
   readonly reconciler: Reconciler | undefined;
   readonly loop: ReconcileLoop | undefined;
+  readonly offload: OffloadWorker | undefined;
   private cleanup: (() => void) | undefined;
 
   constructor(readonly core: Core) {
@@ -39,8 +41,14 @@ export class GitOpsController {
       mkdirSync(gitdir, { recursive: true });
     }
     const token = g.auth.tokenEnv ? core.env[g.auth.tokenEnv] || undefined : undefined;
+    // off the DNS thread when the database is a file the worker can open too (docs/gitops.md)
+    if (core.config.database.path !== ':memory:') {
+      const offload = new OffloadWorker({ dbPath: resolve(core.config.database.path), config: core.config, env: { ...core.env } }, core.log.child({ component: 'gitops' }));
+      this.offload = offload;
+      core.ports.walCheckpoint = () => offload.checkpoint();
+    }
     this.reconciler = new Reconciler({
-      core, store: this.store, metrics: this.metrics,
+      core, store: this.store, metrics: this.metrics, offload: this.offload,
       source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath, tags: g.quorum.length > 0 },
       // a breach runs the rollback through the loop: one reconcile at a time
       requestRollback: () => { void this.loop?.trigger({ trigger: { kind: 'rollback', receivedAt: Date.now() } }); },
@@ -72,6 +80,8 @@ export class GitOpsController {
   async stop(): Promise<void> {
     this.reconciler?.rollback.stop();
     await this.loop?.stop();
+    if (this.core.ports.walCheckpoint && this.offload) this.core.ports.walCheckpoint = undefined;
+    await this.offload?.close();
     if (this.reconciler) forgetRepo(this.reconciler.source.gitdir);
     this.cleanup?.();
   }

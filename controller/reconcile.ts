@@ -16,6 +16,8 @@ import { RollbackGuard } from './rollback/guard.js';
 import { initialRollbackStatus, rollbackOptions } from './rollback/state.js';
 import { reportRollback } from './rollback/report.js';
 import { readSignals } from './watch/signals.js';
+import type { OffloadWorker } from './offload/offload.js';
+import type { GateHold } from './apply/gate.js';
 
 /** What started a reconcile. A webhook carries its receipt time and the pushed SHA. */
 export interface Trigger { kind: 'poll' | 'webhook' | 'manual' | 'start' | 'rollback'; receivedAt: number; after?: string | undefined }
@@ -27,6 +29,8 @@ export interface ReconcilerDeps {
   store: GitOpsStore;
   metrics: GitOpsMetrics;
   source: SourceOptions;
+  /** loads, validates and plans commits off the DNS thread; without it they run here (docs/gitops.md "Off the DNS thread") */
+  offload?: OffloadWorker | undefined;
   now?: () => number;
   /** asks the loop for a run that applies the pending rollback (controller/rollback/guard.ts) */
   requestRollback?: () => void;
@@ -44,9 +48,13 @@ export class Reconciler {
   readonly metrics: GitOpsMetrics;
   readonly source: SourceOptions;
   readonly now: () => number;
+  readonly offload: OffloadWorker | undefined;
   status: GitOpsStatus;
-  /** the last verified, loaded and validated commit (verification is not repeated per poll) */
-  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[]; cases: RoutingCase[] } | undefined;
+  /**
+   * the last verified, loaded and validated commit (verification is not repeated per poll); its
+   * desired rows only when planned here (the offload worker keeps its own)
+   */
+  loaded: { sha: string; stamp: string; commit: CommitParts; signer: Signer | undefined; desired: DesiredRow[] | undefined; cases: RoutingCase[] } | undefined;
   /** the last refused commit, so a stalled head is not re-checked and re-announced every poll */
   refused: { sha: string; stamp: string; error: ReconcileError } | undefined;
   /** commits whose signature gitops.verifyAll found good, under the keyring with this stamp */
@@ -57,6 +65,11 @@ export class Reconciler {
   readonly parseCache: ParseCache = new Map();
   /** health-gated rollback: watches applied revisions, pins out rolled-back ones (docs/gitops.md "Automatic rollback") */
   readonly rollback: RollbackGuard;
+  /**
+   * the write gate, taken when a plan arrives from the offload worker and held through the test
+   * and apply steps (controller/reconcile/plan.ts); released when the reconcile ends
+   */
+  gateHold: GateHold | undefined;
   private keys: { stamp: string; keys: PublicKey[] } | undefined;
   private seq = 0;
 
@@ -66,6 +79,7 @@ export class Reconciler {
     this.metrics = deps.metrics;
     this.source = deps.source;
     this.now = deps.now ?? Date.now;
+    this.offload = deps.offload;
     const g = deps.core.config.gitops;
     const prev = deps.store.loadStatus();
     this.status = {
@@ -134,6 +148,9 @@ export class Reconciler {
       outcome = await runSteps(this, req, trace);
     } catch (err) {
       outcome = { result: 'failed', error: err instanceof ReconcileError ? err : transient('ApplyFailed', (err as Error).message, { cause: err }) };
+    } finally {
+      this.gateHold?.release();
+      this.gateHold = undefined;
     }
     try {
       recordOutcome(this, req, trace, outcome, started);

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config/types.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, type Db } from './store/db.js';
-import { ResourceStore } from './store/resources.js';
+import { ResourceStore, rowsSeqOf } from './store/resources.js';
 import { HealthStatusStore } from './store/health-status.js';
 import { emptySnapshot, nextSnapshot } from './snapshot/snapshot.js';
 import { EventBus } from './events/bus.js';
 import { HealthView } from './health/view.js';
 import { SnapshotHolder, applyPlan, type ApplyOptions } from '../controller/apply/apply.js';
 import { ApplyHooks } from '../controller/apply/hooks.js';
+import { WriteGate } from '../controller/apply/gate.js';
+import { applyPlanSliced } from '../controller/apply/apply-sliced.js';
 import { loadProvenance } from '../controller/apply/provenance.js';
 import type { Plan } from '../controller/plan/types.js';
 import type { Snapshot } from './snapshot/snapshot.js';
@@ -40,8 +42,15 @@ export interface Core {
   env: NodeJS.ProcessEnv;
   /** chooses ids for new rows */
   newId: () => string;
-  /** applies a plan through the one write path */
+  /** applies a plan through the one write path, in one turn (409 while a large apply holds `applyGate`) */
   apply: (plan: Plan, opts?: ApplyOptions) => Snapshot;
+  /**
+   * applies a plan through the same write path, a large one in slices between turns of the event
+   * loop (controller/apply/apply-sliced.ts); waits for the gate first
+   */
+  applySliced: (plan: Plan, opts?: ApplyOptions) => Promise<Snapshot>;
+  /** held while a large plan is applied in slices; REST writes wait for it */
+  applyGate: WriteGate;
   /** work every apply runs in its transaction or after its swap (`applyHooks.add(hook)` → remove) */
   applyHooks: ApplyHooks;
   /** a fresh revision id for a REST write */
@@ -67,15 +76,18 @@ export type RowWriter = Pick<Core, 'holder' | 'apply' | 'apiRevision'>;
 export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv = process.env): Core {
   const db = openDatabase(config.database.path);
   const store = new ResourceStore(db);
-  const healthStore = new HealthStatusStore(db);
+  const healthStore = new HealthStatusStore(db, (err) => log.error({ err }, 'writing health status failed'));
   const rows = store.loadAll();
   const last = db.prepare('SELECT revision FROM revisions ORDER BY seq DESC LIMIT 1').get() as { revision: string } | undefined;
   const initial = nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put', row })), last?.revision ?? '', Date.now());
   const holder = new SnapshotHolder(initial, loadProvenance(db));
+  holder.rowsSeq = rowsSeqOf(db);
   const bus = new EventBus((err, event) => log.error({ err, event }, 'event listener failed'));
   const health = new HealthView();
   const applyHooks = new ApplyHooks((err) => log.error({ err }, 'apply hook failed'));
   for (const h of healthStore.loadAll()) health.set(h.poolId, h.ipAddress, h.entry);
+  const applyGate = new WriteGate();
+  const ctx = { store, holder, bus, hooks: applyHooks, gate: applyGate };
   const core: Core = {
     config, log, db, store, healthStore, holder, bus, health,
     metrics: createMetricsRegistry(config.cluster.id, config.node.id),
@@ -83,7 +95,9 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     systemKey: env.GSLB_API_KEY || undefined,
     env,
     newId: () => randomUUID(),
-    apply: (plan, opts) => applyPlan({ store, holder, bus, hooks: applyHooks }, plan, opts),
+    apply: (plan, opts) => applyPlan(ctx, plan, opts),
+    applySliced: (plan, opts) => applyPlanSliced({ ...ctx, checkpoint: core.ports.walCheckpoint }, plan, opts),
+    applyGate,
     applyHooks,
     apiRevision: () => `api:${randomUUID()}`,
     sessions: new MemorySessionStore(),
@@ -91,7 +105,7 @@ export function createCore(config: Config, log: Logger, env: NodeJS.ProcessEnv =
     mail: NO_MAIL,
     gauges: { webSocketClients: () => 0 },
     ports: { started: false },
-    closers: [() => { db.close(); }],
+    closers: [() => { healthStore.flush(); db.close(); }],
   };
   log.info({ rows: rows.length, revision: initial.revision || null }, 'state loaded');
   return core;

@@ -5,6 +5,7 @@ import type { EventBus } from '../../runtime/events/bus.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
 import { planEvents } from './events.js';
 import type { ApplyHooks } from './hooks.js';
+import type { GateHold, WriteGate } from './gate.js';
 import { NO_PROVENANCE, nextProvenance, type Provenance } from './provenance.js';
 import { planId } from '../plan/plan-id.js';
 
@@ -14,6 +15,12 @@ import { planId } from '../plan/plan-id.js';
  * git commit that swaps no snapshot.
  */
 export class SnapshotHolder {
+  /**
+   * `seq` of the newest revision that changed rows, i.e. the committed state `current` was built
+   * from (runtime/store/resources.ts `rowsSeqOf`); moves with every swap. Lets a plan computed
+   * off-thread from the database name the state it saw (controller/offload/).
+   */
+  rowsSeq = 0;
   constructor(public current: Snapshot, public provenance: Provenance = NO_PROVENANCE) {}
 }
 
@@ -23,6 +30,8 @@ export interface ApplyContext {
   bus: EventBus;
   /** work registered once for every apply (e.g. the cluster outbox); none when absent */
   hooks?: ApplyHooks;
+  /** held while a large plan is written in slices (apply-sliced.ts); `applyPlan` refuses to run then */
+  gate?: WriteGate;
   now?: () => number;
 }
 
@@ -49,6 +58,33 @@ export interface ApplyOptions {
    * config-sync ledger row); a throw rolls everything back
    */
   inTransaction?: () => void;
+  /**
+   * the write gate as the caller holds it (a reconcile takes it when its plan arrives from the
+   * offload worker, so no REST write lands between plan and apply): the apply runs under it and
+   * leaves it held
+   */
+  held?: GateHold | undefined;
+}
+
+/**
+ * Refuses a plan that may not be applied on `prev`: 409 when it was computed against another
+ * snapshot (not for an empty plan that is only recorded: it changes no row), CTRL_STALLED when it
+ * is unsafe and not forced.
+ */
+export function checkApplicable(prev: Snapshot, plan: Plan, opts: ApplyOptions): void {
+  const empty = plan.changes.length === 0;
+  if (plan.baseVersion !== prev.version && !(empty && opts.recordEmpty)) {
+    throw conflict(`plan ${plan.revision} was computed against snapshot ${plan.baseVersion}, current is ${prev.version}; plan again`);
+  }
+  if (!plan.safety.safe && !opts.force) {
+    throw new GslbError('CTRL_STALLED', plan.safety.message ?? 'plan is unsafe', { extra: { reason: plan.safety.reason } });
+  }
+}
+
+/** The meta recorded with a revision: `opts.meta` plus the plan id (the given one, the plan's own, or computed). */
+export function revisionMeta(plan: Plan, opts: ApplyOptions): Record<string, unknown> {
+  const given = typeof opts.meta?.planId === 'string' ? opts.meta.planId : plan.id;
+  return { ...opts.meta, planId: given ?? planId(plan) };
 }
 
 /** Converts plan changes to row mutations. */
@@ -68,22 +104,19 @@ export function planMutations(plan: Plan): RowMutation[] {
  * STORE_FAILED when the transaction (a hook included) fails.
  */
 export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}): Snapshot {
+  if (ctx.gate?.busy && !ctx.gate.heldBy(opts.held)) throw conflict(`a large plan is being applied; ${plan.revision} was not applied: retry`);
   const prev = ctx.holder.current;
   const empty = plan.changes.length === 0;
-  if (plan.baseVersion !== prev.version && !(empty && opts.recordEmpty)) {
-    throw conflict(`plan ${plan.revision} was computed against snapshot ${plan.baseVersion}, current is ${prev.version}; plan again`);
-  }
-  if (!plan.safety.safe && !opts.force) {
-    throw new GslbError('CTRL_STALLED', plan.safety.message ?? 'plan is unsafe', { extra: { reason: plan.safety.reason } });
-  }
+  checkApplicable(prev, plan, opts);
   const now = (ctx.now ?? Date.now)();
   const next = empty ? prev : nextSnapshot(prev, planMutations(plan), plan.revision, now);
   const recorded = !empty || Boolean(opts.recordEmpty);
-  const meta = recorded ? { ...opts.meta, planId: typeof opts.meta?.planId === 'string' ? opts.meta.planId : planId(plan) } : {};
+  const meta = recorded ? revisionMeta(plan, opts) : {};
+  let seq = 0;
   try {
     ctx.store.transaction(() => {
       opts.inTransaction?.();
-      if (recorded) ctx.store.writePlan(plan, now, meta);
+      if (recorded) seq = ctx.store.writePlan(plan, now, meta);
       ctx.hooks?.runInTransaction(plan, opts);
     });
   } catch (err) {
@@ -92,6 +125,7 @@ export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}
   if (recorded) ctx.holder.provenance = nextProvenance(ctx.holder.provenance, plan, now, meta);
   if (empty) return prev;
   ctx.holder.current = next;
+  ctx.holder.rowsSeq = seq;
   ctx.hooks?.runAfterSwap(plan, next, prev, opts);
   ctx.bus.emit('plan_applied', { plan, snapshot: next, previous: prev });
   for (const msg of planEvents(plan)) ctx.bus.emit('ws_message', msg);

@@ -1,10 +1,12 @@
 import type { Plan } from '../plan/types.js';
 import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
 import type { ApplyOptions } from './apply.js';
+import type { Slicer } from '../../runtime/slicer.js';
 
 /**
  * Work that must happen with every applied plan, registered once instead of wrapping the applier
- * (docs/architecture.md "The write path"). Both callbacks are synchronous.
+ * (docs/architecture.md "The write path"). `inTransaction` and `afterSwap` are
+ * synchronous; `prepare` (large applies only) may yield.
  */
 export interface ApplyHook {
   /**
@@ -18,6 +20,14 @@ export interface ApplyHook {
    * is committed by then, so a throw does not fail the apply: it goes to the registry's `onError`.
    */
   afterSwap?(plan: Plan, next: Snapshot, prev: Snapshot, opts: ApplyOptions): void;
+  /**
+   * Runs before the transaction of a large plan applied in slices (apply-sliced.ts), once its next
+   * snapshot is built: work that costs in proportion to the plan and can be done ahead, off to the
+   * side, yielding to the event loop through `slicer` (the DNS zone index). Returns what to run at
+   * the swap, in the same turn (to install what it built), or nothing. A throw fails the apply
+   * before anything is written. The synchronous `applyPlan` does not call it.
+   */
+  prepare?(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer): Promise<(() => void) | void>;
 }
 
 /** The hooks every `applyPlan` of one core runs, in registration order. */
@@ -37,6 +47,17 @@ export class ApplyHooks {
   /** Runs every `inTransaction` hook; the caller holds the transaction. */
   runInTransaction(plan: Plan, opts: ApplyOptions): void {
     for (const h of [...this.list]) h.inTransaction?.(plan, opts);
+  }
+
+  /** Runs every `prepare` hook in turn; resolves with what each wants run at the swap. */
+  async runPrepare(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer): Promise<(() => void)[]> {
+    const installs: (() => void)[] = [];
+    for (const h of [...this.list]) {
+      const install = await h.prepare?.(plan, next, prev, slicer);
+      // run at the swap, when the plan is committed: a throw is reported like afterSwap's
+      if (install) installs.push(() => { try { install(); } catch (err) { this.onError(err); } });
+    }
+    return installs;
   }
 
   /** Runs every `afterSwap` hook; a throw is reported to `onError` and the next hook still runs. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { planToJson } from '../render/plan.js';
+import { changeToJson } from '../render/plan.js';
 import type { Plan } from './types.js';
 
 /**
@@ -13,7 +13,32 @@ import type { Plan } from './types.js';
  * the renderings show them (redacted), so the id reveals nothing about them. Pure.
  */
 export function planId(plan: Plan): string {
-  const j = planToJson(plan);
-  const body = JSON.stringify({ revision: j.revision, origin: j.origin, changes: j.changes });
-  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+  const steps = planIdSteps(plan);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Changes hashed between two yields of `planIdSteps`. */
+const CHANGES_PER_STEP = 2000;
+
+/**
+ * `planId` as steps: yields after every CHANGES_PER_STEP changes and returns the id, so a large
+ * plan's id can be computed between other work (the offload worker answers the main thread's
+ * requests for the plan's changes meanwhile). It hashes `JSON.stringify({revision, origin,
+ * changes: planToJson(plan).changes})` fed one change at a time: the same bytes, without the
+ * whole rendering (150 MB for 160,000 rows) in memory.
+ */
+export function* planIdSteps(plan: Plan): Generator<void, string, void> {
+  const h = createHash('sha256');
+  h.update(`{"revision":${JSON.stringify(plan.revision)},"origin":${JSON.stringify(plan.origin)},"changes":[`);
+  const changes = plan.changes;
+  for (let i = 0; i < changes.length; i++) {
+    if (i > 0 && i % CHANGES_PER_STEP === 0) yield;
+    const json = JSON.stringify(changeToJson(changes[i]!));
+    h.update(i === 0 ? json : `,${json}`);
+  }
+  h.update(']}');
+  return h.digest('hex').slice(0, 16);
 }

@@ -43,6 +43,12 @@ export interface Plan {
   changes: Change[];
   counts: { create: number; update: number; delete: number };
   safety: Safety;
+  /**
+   * The plan id (plan-id.ts), when whoever made the plan computed it already (a plan made
+   * off-thread carries it, so the applier does not hash a large plan on the DNS thread). Not
+   * part of the plan's JSON or of its id.
+   */
+  id?: string;
 }
 
 /** A desired row as produced by the manifest loader: natural key, fields and references by key. */

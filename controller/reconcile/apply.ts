@@ -5,13 +5,13 @@ import type { Planned } from './plan.js';
 import type { Verified } from './verify.js';
 
 /**
- * apply: one transaction and one snapshot swap through `core.apply`, with the commit recorded in
+ * apply: one transaction and one snapshot swap through `core.applySliced` (a large plan in slices), with the commit recorded in
  * the revision's meta. A commit that changes nothing is recorded too (`recordEmpty`), so history
  * and ancestry follow the branch. Observes commit-to-serving for applied, non-drift plans.
  * Returns `applied`, or `noop` for an empty plan. Errors: transient ApplyConflict (the snapshot
  * moved on: plan again) or ApplyFailed.
  */
-export function applyStep(r: Reconciler, req: ReconcileRequest, sha: string, verified: Verified, planned: Planned): 'applied' | 'noop' {
+export async function applyStep(r: Reconciler, req: ReconcileRequest, sha: string, verified: Verified, planned: Planned): Promise<'applied' | 'noop'> {
   const { plan, drift } = planned;
   const c = verified.commit;
   const signer = verified.signer;
@@ -22,7 +22,7 @@ export function applyStep(r: Reconciler, req: ReconcileRequest, sha: string, ver
     trigger: req.trigger.kind, drift, branch: r.core.config.gitops.branch,
   };
   try {
-    r.core.apply(plan, { force: Boolean(req.force), meta, recordEmpty: true });
+    await r.core.applySliced(plan, { force: Boolean(req.force), meta, recordEmpty: true, held: r.gateHold });
   } catch (err) {
     if (err instanceof GslbError && err.code === 'API_CONFLICT') throw transient('ApplyConflict', err.message, { cause: err });
     throw transient('ApplyFailed', (err as Error).message, { cause: err });

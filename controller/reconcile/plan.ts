@@ -1,8 +1,12 @@
 import type { Reconciler } from '../reconcile.js';
 import { DEFAULT_TENANT } from '../../runtime/model/types.js';
-import { stalled, type Reason } from '../errors.js';
+import { getRow } from '../../runtime/snapshot/snapshot.js';
+import { stalled, transient, type Reason } from '../errors.js';
 import { planChanges } from '../plan/plan.js';
 import type { DesiredRow, Plan } from '../plan/types.js';
+import { planOf, type PlanJob } from '../offload/offload.js';
+import { startJob } from './load.js';
+import { invalid, offloadError } from './validate.js';
 
 /** The plan of a commit, and what it means against the last applied one. */
 export interface Planned {
@@ -13,19 +17,65 @@ export interface Planned {
   unchanged: boolean;
 }
 
-/** plan: desired × actual → Plan (pure), with the configured safety thresholds. Errors: stalled ManifestsInvalid. */
-export function planStep(r: Reconciler, sha: string, desired: DesiredRow[]): Planned {
+/** How often a plan made off-thread is made again when the state moved on while it was made. */
+const REPLANS = 3;
+
+/**
+ * plan: desired × actual → Plan (pure), with the configured safety thresholds; with the offload
+ * worker, the worker's plan. Errors: stalled ManifestsInvalid; transient ApplyConflict when the
+ * state kept moving on while the worker planned.
+ */
+export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[] | PlanJob): Promise<Planned> {
   let plan: Plan;
-  try {
-    plan = planChanges({
-      desired, actual: r.core.holder.current, revision: sha, newId: () => r.core.newId(),
-      tenantId: DEFAULT_TENANT, safety: r.core.config.gitops.safety,
-    });
-  } catch (err) {
-    throw stalled('ManifestsInvalid', (err as Error).message, { cause: err, problems: [(err as Error).message] });
+  if (!Array.isArray(desired)) {
+    plan = await offloadedPlan(r, sha, desired);
+  } else {
+    try {
+      plan = planChanges({
+        desired, actual: r.core.holder.current, revision: sha, newId: () => r.core.newId(),
+        tenantId: DEFAULT_TENANT, safety: r.core.config.gitops.safety,
+      });
+    } catch (err) {
+      throw stalled('ManifestsInvalid', (err as Error).message, { cause: err, problems: [(err as Error).message] });
+    }
   }
   const last = r.store.lastApplied();
   return { plan, drift: last === sha && plan.changes.length > 0, unchanged: last === sha && plan.changes.length === 0 };
+}
+
+/**
+ * The offload worker's plan, pulled in chunks (controller/offload/plan-wire.ts). It was computed
+ * against the database state `baseSeq`. Once it arrives the write gate is taken (REST writes wait
+ * from here to the end of the apply, `r.gateHold`); when `baseSeq` is then the state of the
+ * current snapshot, the plan gets the snapshot's version as its base. Otherwise (a REST write
+ * landed while the worker planned) the worker plans again, under the gate now, so that plan
+ * stands: a stream of REST writes cannot keep a large commit from being applied.
+ */
+async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promise<Plan> {
+  let job = first;
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) {
+      job = startJob(r, sha);
+      const v = await job.validated.promise.catch((err: unknown) => { throw offloadError(err); });
+      if (v.problems) throw invalid(v.problems);
+    }
+    const summary = await job.planned.promise.catch((err: unknown) => { throw offloadError(err); });
+    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
+    r.gateHold ??= await r.core.applyGate.acquire();
+    try {
+      const holder = r.core.holder;
+      if (summary.baseSeq === holder.rowsSeq) {
+        const base = holder.current;
+        const changes = await job.changes(summary, (kind, id) => getRow(base, kind, id));
+        const id = await job.planId.promise.catch((err: unknown) => { throw offloadError(err); });
+        if (changes && holder.current === base) return planOf(summary, changes, base.version, id);
+      }
+    } finally {
+      job.release();
+    }
+    // under the gate nothing but this reconcile applies plans (a synchronous write is refused)
+    if (attempt + 1 >= REPLANS) throw transient('ApplyConflict', `the state kept changing while ${sha.slice(0, 12)} was planned; plan again`);
+  }
 }
 
 /** Holds back an unsafe plan unless forced (DESIGN decision 6). Errors: stalled TooManyDeletes or TooManyUpdates. */

@@ -75,8 +75,8 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
   const verified = await timed(trace, 'verify', () => verifyStep(r, sha));
   const loaded = await timed(trace, 'load', () => loadStep(r, sha));
   const { desired, cases } = await timed(trace, 'validate', () => validateStep(r, sha, verified, loaded));
-  const planned = await timed(trace, 'plan', () => {
-    const p = planStep(r, sha, desired);
+  const planned = await timed(trace, 'plan', async () => {
+    const p = await planStep(r, sha, desired);
     trace.plan = p.plan;
     holdUnsafe(p.plan, req.force);
     holdTrafficChange(r.core, p.plan, req.force, trace.log);

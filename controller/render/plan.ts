@@ -21,15 +21,20 @@ export const REDACTED = '[redacted]';
 /** A field's value as renderings show it: secret fields of the kind (KindInfo.secretFields) are redacted; null stays null. */
 const shown = (kind: string, field: string, v: unknown) => (v !== null && v !== undefined && secretFieldsOf(kind).has(field) ? REDACTED : v);
 
+/** One change as `planToJson` renders it. Pure. */
+export function changeToJson(c: Change): ChangeJson {
+  return {
+    op: c.op, kind: c.kind, key: keyOf(c), id: c.id, label: c.label, source: sourceOf(c),
+    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: shown(c.kind, f.field, f.before ?? null), after: shown(c.kind, f.field, f.after ?? null) })),
+  };
+}
+
 /**
  * A plan as stable JSON: fixed key order, changes in plan order, field changes sorted by field,
  * creates listing every field (before null) and deletes every field (after null). Pure.
  */
 export function planToJson(plan: Plan): Record<string, unknown> {
-  const changes: ChangeJson[] = plan.changes.map((c) => ({
-    op: c.op, kind: c.kind, key: keyOf(c), id: c.id, label: c.label, source: sourceOf(c),
-    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: shown(c.kind, f.field, f.before ?? null), after: shown(c.kind, f.field, f.after ?? null) })),
-  }));
+  const changes: ChangeJson[] = plan.changes.map(changeToJson);
   const s = plan.safety;
   return {
     revision: plan.revision,

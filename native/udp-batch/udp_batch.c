@@ -13,8 +13,16 @@
 //   [TX_OFF, TX_OFF + BATCH*TX_SLOT)   replies written by JS, slot i at TX_OFF + i*TX_SLOT
 //   [META_OFF, +BATCH*4 int32)         per slot: rx length, family (4/6), source port, tx length
 //   [ADDR_OFF, +BATCH*16 bytes)        per slot: source address bytes (4 or 16)
+//   [AGE_OFF, +BATCH int32)            per slot: how long the packet waited in the socket's receive
+//                                      queue, in microseconds (kernel receive time, SO_TIMESTAMPNS,
+//                                      to the moment recvmmsg returned); -1 when unknown
 // An rx length of -1 marks a packet larger than RX_SLOT (dropped; JS skips it). JS sets the tx
 // length of a slot to the reply size, 0 for no reply.
+//
+// The age lets the answer path drop queries that waited longer than a client waits for an answer
+// (dns.maxQueryAge, docs/dns.md "Stale queries"): after the event loop was blocked, the receive
+// buffer holds seconds of queries whose clients gave up; answering them first only delays the
+// fresh ones behind them.
 //
 // No per-packet allocation; nothing here trusts packet contents. Sends that would block are
 // dropped and counted (a DNS server may drop under overload; the client retries).
@@ -31,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BATCH 64
@@ -39,7 +48,10 @@
 #define TX_OFF (BATCH * RX_SLOT)
 #define META_OFF (TX_OFF + BATCH * TX_SLOT)
 #define ADDR_OFF (META_OFF + BATCH * 4 * 4)
-#define MEM_SIZE (ADDR_OFF + BATCH * 16)
+#define AGE_OFF (ADDR_OFF + BATCH * 16)
+#define MEM_SIZE (AGE_OFF + BATCH * 4)
+// Room for one SCM_TIMESTAMPNS control message per received packet.
+#define CTRL_SIZE CMSG_SPACE(sizeof(struct timespec))
 // Batches handled per wakeup, so other event-loop work is not starved under a flood.
 #define MAX_BATCHES_PER_WAKEUP 8
 
@@ -62,6 +74,8 @@ typedef struct {
   struct mmsghdr rmsg[BATCH];
   struct iovec riov[BATCH];
   struct sockaddr_storage rname[BATCH];
+  // control messages (the kernel receive timestamp), aligned as cmsghdr requires
+  union { char buf[CTRL_SIZE]; struct cmsghdr align; } rctrl[BATCH];
   struct mmsghdr smsg[BATCH];
   struct iovec siov[BATCH];
   double received, sent, dropped, truncated, send_errors;
@@ -131,6 +145,22 @@ static void env_cleanup(napi_async_cleanup_hook_handle handle, void *arg) {
   u->teardown = 1;
   if (u->closing) return;  // close already under way: on_uv_close removes the hook
   start_close(u);
+}
+
+// The queue age of packet i in microseconds from its SCM_TIMESTAMPNS control message, against
+// `now` (CLOCK_REALTIME, the clock of the kernel's timestamps), or -1 without one. A negative
+// difference (the clock stepped back) counts as 0; ages are capped to fit int32.
+static int32_t packet_age_us(ub_t *u, int i, const struct timespec *now) {
+  struct msghdr *h = &u->rmsg[i].msg_hdr;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec ts;
+    memcpy(&ts, CMSG_DATA(c), sizeof ts);
+    int64_t us = ((int64_t)now->tv_sec - ts.tv_sec) * 1000000 + ((int64_t)now->tv_nsec - ts.tv_nsec) / 1000;
+    if (us < 0) return 0;
+    return us > INT32_MAX ? INT32_MAX : (int32_t)us;
+  }
+  return -1;
 }
 
 static void fill_meta(ub_t *u, int i) {
@@ -206,13 +236,21 @@ static void on_readable(uv_poll_t *h, int status, int events) {
       u->rmsg[i].msg_hdr.msg_iovlen = 1;
       u->rmsg[i].msg_hdr.msg_name = &u->rname[i];
       u->rmsg[i].msg_hdr.msg_namelen = sizeof u->rname[i];
+      u->rmsg[i].msg_hdr.msg_control = u->rctrl[i].buf;
+      u->rmsg[i].msg_hdr.msg_controllen = sizeof u->rctrl[i].buf;
       u->rmsg[i].msg_len = 0;
     }
     int n = recvmmsg(u->fd, u->rmsg, BATCH, MSG_DONTWAIT, NULL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EAGAIN (drained) or an error: wait for the next wakeup
     u->received += n;
-    for (int i = 0; i < n; i++) fill_meta(u, i);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int32_t *age = (int32_t *)(u->mem + AGE_OFF);
+    for (int i = 0; i < n; i++) {
+      fill_meta(u, i);
+      age[i] = packet_age_us(u, i, &now);
+    }
     napi_value cb, recv, argv[1], result;
     if (napi_get_reference_value(env, u->cb, &cb) != napi_ok || cb == NULL) break;
     if (napi_get_reference_value(env, u->self, &recv) != napi_ok || recv == NULL) break;
@@ -288,6 +326,10 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   int sz = 8 << 20;
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+  // the kernel's receive time of each packet, as a control message (the queue age above); a
+  // kernel without it leaves the ages unknown (-1) and nothing is dropped for age
+  int stamp = 1;
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &stamp, sizeof stamp);
   if (family == AF_INET6) {
     int off = 0;  // dual stack on "::", as dgram does
     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
@@ -470,6 +512,7 @@ static napi_value init(napi_env env, napi_value exports) {
   set_int(env, exports, "TX_OFF", TX_OFF);
   set_int(env, exports, "META_OFF", META_OFF);
   set_int(env, exports, "ADDR_OFF", ADDR_OFF);
+  set_int(env, exports, "AGE_OFF", AGE_OFF);
   set_int(env, exports, "MEM_SIZE", MEM_SIZE);
   return exports;
 }

@@ -111,6 +111,9 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
   // A write is answered once every DNS worker thread serves it (docs/dns.md "Workers"): a client
   // that queries DNS right after its write returns gets the new data from whichever thread answers.
   app.addHook('onSend', async () => { await core.ports.applySettled?.(); });
+  // A large apply holds the write gate while it writes in slices (docs/architecture.md "Large
+  // applies"): a write waits for it, so it is applied after it, never inside its transaction.
+  app.addHook('preHandler', async (req) => { if (BODY_METHODS.has(req.method)) await core.applyGate.idle(); });
   // the real route table with each route's access declaration (the permission-matrix test walks it)
   core.ports.routes = collectRoutes(app);
   app.addSchema(resourceSchema);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Db } from '../store/db.js';
 import { GslbError } from '../errors.js';
 import { backupName, rotateBackups } from './names.js';
+import type { WriteGate } from '../../controller/apply/gate.js';
 
 /** One backup file written: its name in `dir`, size in bytes, and when it was taken. */
 export interface BackupResult {
@@ -24,6 +25,12 @@ export interface BackupOptions {
   keep: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * the core's write gate: held while a copy runs, so a large apply (which keeps a transaction open
+   * on this connection across turns, docs/architecture.md "Large applies") is never copied half
+   * written; a copy waits for one under way, and one waits for the copy
+   */
+  gate?: WriteGate;
 }
 
 // the temporary name a backup is written under before its rename; never a backup name
@@ -96,8 +103,13 @@ export class Backups {
     }
     const file = backupName(at);
     const tmp = join(dir, `.${file}.tmp`);
+    const hold = await this.opts.gate?.acquire();
     try {
-      await db.backup(tmp);
+      try {
+        await db.backup(tmp);
+      } finally {
+        hold?.release();
+      }
       selfContained(tmp);
       chmodSync(tmp, 0o600);
       renameSync(tmp, join(dir, file));

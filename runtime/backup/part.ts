@@ -29,7 +29,7 @@ PARTS.push({
   setup(core, ext) {
     const { dir, keep, enabled } = core.config.backup;
     const log = core.log.child({ component: 'backup' });
-    const backups = new Backups({ db: core.db, dir, keep });
+    const backups = new Backups({ db: core.db, dir, keep, gate: core.applyGate });
     const metrics = createBackupMetrics(core.metrics);
     const take = async (trigger: 'schedule' | 'api') => {
       try {

@@ -64,6 +64,10 @@ export function checkConfigSemantics(c: Config): Problem[] {
   if (bi !== undefined && bi <= 0) add(['backup', 'interval'], c.backup.interval, 'must be greater than 0');
   if (c.state.enableConfigSync && c.state.nats.servers.length === 0) add(['state', 'enableConfigSync'], true, 'needs state.nats.servers');
 
+  // Stale queries (docs/dns.md "Stale queries"): shorter than a busy moment would drop live queries;
+  // longer than a client waits would answer no one.
+  const age = parseDuration(c.dns.maxQueryAge);
+  if (age !== undefined && age !== 0 && (age < 100 || age > 60_000)) add(['dns', 'maxQueryAge'], c.dns.maxQueryAge, 'must be 0s (off) or between 100ms and 60s');
   // Dynamic updates (docs/dns.md "Dynamic updates"): each grant names a configured key.
   const upd = c.dns.update;
   if (upd.enabled && upd.grants.length === 0) add(['dns', 'update', 'enabled'], true, 'needs at least one grant in dns.update.grants');

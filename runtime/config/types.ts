@@ -25,7 +25,7 @@ export interface Config {
   dns: {
     listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
-    udpPayloadSize: number; lookupDeadline: string; versionName: string;
+    udpPayloadSize: number; lookupDeadline: string; maxQueryAge: string; versionName: string;
     /** UDP answerers in one SO_REUSEPORT group: the main thread plus workers-1 worker threads (`auto` in the file, resolved at load) */
     workers: number;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };

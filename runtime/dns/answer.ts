@@ -10,7 +10,7 @@ import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
-import { NameMatch, buildZoneIndex, lookupName, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
+import { NameMatch, buildZoneIndex, lookupName, zoneIndexSteps, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
 
 /** What the answer path reads. */
 export interface AnswerDeps {
@@ -127,6 +127,25 @@ export class Answerer {
       this.ix = buildZoneIndex(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
     }
     return this.ix;
+  }
+
+  /**
+   * The zone index of a snapshot about to be swapped in, with the SOA serial it will be served
+   * with, as steps (zone-index.ts `zoneIndexSteps`): a large apply builds it between turns of the
+   * event loop and installs it with `adoptIndex` at the swap. Reuses the current index's plans.
+   */
+  indexSteps(s: Snapshot, serial: number): Generator<void, ZoneIndex, void> {
+    const g = this.deps.geo;
+    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
+    return zoneIndexSteps(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
+  }
+
+  /**
+   * Makes a prepared index the current one; `index()` keeps it while it matches the snapshot,
+   * geo databases and serial being served (else it builds afresh, as always).
+   */
+  adoptIndex(ix: ZoneIndex): void {
+    this.ix = ix;
   }
 
   /** Restarts the round-robin query counter, so a query's answer does not depend on the ones before (routing tests). */

@@ -18,6 +18,8 @@ interface Native {
   sendTo(h: NativeHandle, data: Uint8Array, family: number, addr: Uint8Array, port: number): boolean;
   stats(h: NativeHandle): BatchStats;
   BATCH: number; RX_SLOT: number; TX_SLOT: number; TX_OFF: number; META_OFF: number; ADDR_OFF: number; MEM_SIZE: number;
+  /** absent in a build from before the queue ages */
+  AGE_OFF?: number;
 }
 interface NativeHandle { port: number; family: 4 | 6; mem: ArrayBuffer }
 
@@ -67,6 +69,8 @@ export class BatchSocket {
   readonly txSlot: number;
   private readonly meta: Int32Array;
   private readonly addr: Uint8Array;
+  /** per slot: µs the packet waited in the receive queue (-1 unknown); undefined on an older build */
+  private readonly age: Int32Array | undefined;
   private readonly rxSlot: number;
   private readonly txOff: number;
   private readonly addrOff: number;
@@ -86,6 +90,7 @@ export class BatchSocket {
     this.mem = Buffer.from(h.mem);
     this.meta = new Int32Array(h.mem, n.META_OFF, n.BATCH * 4);
     this.addr = new Uint8Array(h.mem, n.ADDR_OFF, n.BATCH * 16);
+    this.age = n.AGE_OFF === undefined ? undefined : new Int32Array(h.mem, n.AGE_OFF, n.BATCH);
     this.batch = n.BATCH;
     this.rxSlot = n.RX_SLOT;
     this.txSlot = n.TX_SLOT;
@@ -119,6 +124,11 @@ export class BatchSocket {
   }
 
   rxLength(i: number): number { return this.meta[i * 4]!; }
+  /**
+   * How long packet `i` waited in the socket's receive queue before this batch was read, in
+   * microseconds (the kernel's receive timestamp, SO_TIMESTAMPNS); -1 when unknown.
+   */
+  queueAgeUs(i: number): number { return this.age ? this.age[i]! : -1; }
   /**
    * A view of packet `i` (valid until `onBatch` returns). A slot's view is kept and returned again
    * for the next packet of the same length there (it shows that packet's bytes), so a steady

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 import type { Answerer, PendingAnswer } from './answer.js';
 import { rcodeName, typeName, type DnsMetrics } from './metrics.js';
+import { questionType } from './wire-query.js';
 
 /** What every transport shares: the answerer, metrics, the query log and the lookup deadline. */
 export interface Dispatch {
@@ -23,6 +24,13 @@ export interface Dispatch {
    * busy until then).
    */
   later: (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => Promise<void>;
+  /**
+   * dns.maxQueryAge in microseconds (0: off): a UDP query that waited longer in the receive queue
+   * is dropped unanswered (docs/dns.md "Stale queries")
+   */
+  maxQueryAgeUs: number;
+  /** counts a query dropped for its age (`gslbd_dns_queries_total{rcode="dropped"}`, by its type) */
+  stale: (req: Buffer) => void;
 }
 
 export interface DispatchOptions {
@@ -31,6 +39,8 @@ export interface DispatchOptions {
   queryLog: boolean;
   log: Logger;
   metrics: DnsMetrics;
+  /** dns.maxQueryAge in ms; 0 or absent: every query is answered however long it waited */
+  maxQueryAgeMs?: number;
 }
 
 export const isPending = (r: Buffer | PendingAnswer | null): r is PendingAnswer => r !== null && !Buffer.isBuffer(r);
@@ -69,5 +79,6 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
       finish(t0, src, r !== null);
     });
   };
-  return { answerer, log: o.log, finish, count, endBatch, later };
+  const stale = (req: Buffer) => { o.metrics.record(questionType(req), -1, 0); };
+  return { answerer, log: o.log, finish, count, endBatch, later, maxQueryAgeUs: (o.maxQueryAgeMs ?? 0) * 1000, stale };
 }

@@ -23,6 +23,7 @@ import { healthTable, type RumSample } from './worker-protocol.js';
 import { planMutations } from '../../controller/apply/apply.js';
 import { rowsOf, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
 import type { Row } from '../model/types.js';
+import type { Plan } from '../../controller/plan/types.js';
 import { parseUpdate } from './update-message.js';
 import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
 import { toFqdn } from '../tenancy/names.js';
@@ -73,6 +74,8 @@ interface DnsState {
   rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
 }
 
+/** DNS mutations per message of a staged apply (about 1 MB to clone) */
+const STAGE_PART = 2000;
 const isDnsKind = (kind: string) => (DNS_TABLES as readonly string[]).includes(kind);
 const dnsMutations = (muts: RowMutation[]) => muts.filter((m) => isDnsKind(m.op === 'put' ? m.row.kind : m.kind));
 /** The rows DNS answers from (the DNS_TABLES), for a worker's first snapshot. */
@@ -85,23 +88,65 @@ const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, 
  */
 function feedWorkers(core: Core, state: DnsState): void {
   let healthDue = false;
+  /** earliest time (performance.now) of the next copy: copies of a large table are spaced out */
+  let nextCopy = 0;
   const flushHealth = () => {
     healthDue = false;
+    const t0 = performance.now();
     state.workers?.health(healthTable(state.answerer.index(), core.health));
+    // The table is O(endpoints): with tens of thousands of members flipping (a large import's
+    // first probes) a copy every turn would take the whole thread. At most a tenth of it goes to
+    // copies: after a copy that took t ms, the next waits 9·t ms (nothing for small tables).
+    const took = performance.now() - t0;
+    nextCopy = took >= 1 ? performance.now() + 9 * took : 0;
   };
   const scheduleHealth = () => {
     if (healthDue || !state.workers) return;
     healthDue = true;
-    setImmediate(flushHealth);
+    const wait = nextCopy - performance.now();
+    if (wait > 0) setTimeout(flushHealth, wait);
+    else setImmediate(flushHealth);
   };
   core.health.onChange = scheduleHealth;
   core.closers.push(() => { core.health.onChange = undefined; });
+  /** the large apply staged on the workers by `prepare`, committed at its swap */
+  let staged: { plan: Plan; stage: number } | undefined;
   core.closers.push(core.applyHooks.add({
+    // A large apply (controller/apply/apply-sliced.ts) posts its DNS mutations in parts before its
+    // transaction, one per slice; the workers build the next snapshot and zone index in slices of
+    // their own and swap at the commit, so neither thread stops answering for the whole plan.
+    prepare: async (plan, next, _prev, slicer) => {
+      staged = undefined;
+      const w = state.workers;
+      if (!w) return;
+      const stage = w.beginStage();
+      let part: RowMutation[] = [];
+      let any = false;
+      for (const c of plan.changes) {
+        if (!isDnsKind(c.kind)) continue;
+        part.push(c.op === 'delete' ? { op: 'delete', kind: c.kind, id: c.id } : { op: 'put', row: c.after! });
+        if (part.length < STAGE_PART) continue;
+        w.stagePart(stage, part);
+        any = true;
+        part = [];
+        await slicer.maybePause();
+      }
+      if (part.length > 0) { w.stagePart(stage, part); any = true; }
+      if (!any) return;
+      w.stageEnd(stage, next.revision, state.serial.after(plan));
+      staged = { plan, stage };
+    },
     afterSwap: (plan, next) => {
       const w = state.workers;
       if (!w) return;
       // every applied revision changes the provenance the CHAOS version query answers
       w.version(core.holder.provenance.rdata);
+      if (staged?.plan === plan) {
+        w.commit(staged.stage);
+        staged = undefined;
+        scheduleHealth();
+        return;
+      }
       const muts = dnsMutations(planMutations(plan));
       if (muts.length === 0) return;
       w.apply(muts, next.revision, state.serial.current);
@@ -235,6 +280,17 @@ PARTS.push({
     a.index();
     for (const src of sources) src.onLoad = () => { a.index(); };
     core.closers.push(core.bus.on('plan_applied', () => { a.index(); }));
+    // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
+    // slices, and installs it at the swap: the index() above then finds it built.
+    core.closers.push(core.applyHooks.add({
+      prepare: async (plan, next, _prev, slicer) => {
+        const steps = a.indexSteps(next, serial.after(plan));
+        for (let r = steps.next(); ; r = steps.next()) {
+          if (r.done) { const ix = r.value; return () => { a.adoptIndex(ix); }; }
+          await slicer.maybePause();
+        }
+      },
+    }));
     const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;
     ext.apiPlugins.push(async (app) => { await app.register(simulateRoutes(a, deadline)); });
   },
@@ -246,6 +302,7 @@ PARTS.push({
     const server = await startDnsServer(answerer, {
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
+      maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000,
       tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 1,
     });
     if (cfg.dns.workers > 1) await startWorkers(core, state, server);

@@ -19,6 +19,12 @@ export interface DnsServerOptions {
   queryLog: boolean;
   log: Logger;
   metrics: DnsMetrics;
+  /**
+   * dns.maxQueryAge in ms: UDP queries that waited longer in the receive queue are dropped
+   * unanswered (batched path only: dgram gives no receive time; docs/dns.md "Stale queries"); 0 or
+   * absent: none are
+   */
+  maxQueryAgeMs?: number;
   /** TCP limits (idle timeout, message deadline, total and per-source caps); TCP_DEFAULTS for those left out */
   tcp?: Partial<TcpLimits>;
   /** the zone-transfer handler, when a transfer part installed one (read per query) */

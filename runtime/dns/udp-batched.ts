@@ -32,6 +32,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
   const { answerer, log } = d;
   let bs: BatchSocket | undefined;
   const forward = opts.forward;
+  const maxAge = d.maxQueryAgeUs;
   const onBatch = (count: number) => {
     const s = bs!;
     const mem = s.mem;
@@ -40,6 +41,9 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
     const t0 = performance.now();
     for (let i = 0; i < count; i++) {
       if (s.rxLength(i) < 0) continue;
+      // Waited in the receive queue longer than its client waits (the event loop was blocked):
+      // dropped unanswered, so the fresh queries behind it are answered sooner (dns.maxQueryAge).
+      if (maxAge > 0 && s.queueAgeUs(i) > maxAge) { d.stale(s.request(i)); continue; }
       const src = s.source(i);
       const req = s.request(i);
       if (forward && isUpdate(req)) {

@@ -251,3 +251,20 @@ export function ecsAddressText(e: EcsOption): string {
   for (let i = 0; i < 16; i += 2) words.push(a.readUInt16BE(i).toString(16));
   return words.join(':');
 }
+
+/**
+ * The QTYPE of a packet's first question without decoding it (for counting a dropped query by
+ * type): walks the name's labels from offset 12. Returns 0 when the packet has no question or
+ * its name does not end inside it (compression pointers do not occur in a question's name).
+ */
+export function questionType(buf: Buffer): number {
+  if (buf.length < 12 || buf.readUInt16BE(4) === 0) return 0;
+  let o = 12;
+  while (o < buf.length) {
+    const len = buf[o]!;
+    if (len === 0) return o + 3 <= buf.length ? buf.readUInt16BE(o + 1) : 0;
+    if (len > 63) return 0;
+    o += len + 1;
+  }
+  return 0;
+}

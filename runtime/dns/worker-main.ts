@@ -5,7 +5,9 @@ import { HealthView } from '../health/view.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
 import { RumStore } from '../rum/store.js';
-import { emptySnapshot, nextSnapshot } from '../snapshot/snapshot.js';
+import { SnapshotBuilder, emptySnapshot, nextSnapshot, type Snapshot } from '../snapshot/snapshot.js';
+import { Slicer } from '../slicer.js';
+import type { ZoneIndex } from './zone-index.js';
 import { Answerer } from './answer.js';
 import { createDispatch } from './dispatch.js';
 import { DnsMetrics } from './metrics.js';
@@ -71,7 +73,7 @@ async function run(): Promise<void> {
     ...(cfg.dns.dnssec.enabled ? { dnssec: createDnssec(cfg.dns.dnssec, log) } : {}),
   });
   const metrics = new DnsMetrics(init.metrics);
-  const d = createDispatch(a, { deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200, queryLog: cfg.dns.queryLog, log, metrics });
+  const d = createDispatch(a, { deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200, queryLog: cfg.dns.queryLog, log, metrics, maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000 });
   const waiting = new Map<number, (b: Buffer) => void>();
   let nextId = 0;
   const udp = batchedUdp(d, cfg.dns.listenAddr, {
@@ -92,18 +94,66 @@ async function run(): Promise<void> {
   a.index();
   const sweep = setInterval(() => rum.sweep(), 60_000);
   sweep.unref();
+  // Changes of the served state go through one queue, in order: a staged large apply is built in
+  // slices (the socket is answered between them), and an apply posted after it waits for its swap.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (fn: () => void | Promise<void>) => {
+    queue = queue.then(fn).catch((err: unknown) => { log.error({ err }, 'dns worker update failed'); });
+  };
+  const slicer = new Slicer(10);
+  let staged: { stage: number; builder: SnapshotBuilder; built?: { snapshot: Snapshot; serial: number; ix: ZoneIndex } } | undefined;
   port.on('message', (m: ToWorker) => {
     switch (m.t) {
+      case 'stage':
+        enqueue(async () => {
+          if (staged?.stage !== m.stage) staged = { stage: m.stage, builder: new SnapshotBuilder(snapshot) };
+          const b = staged.builder;
+          for (let i = 0; i < m.muts.length; i++) {
+            b.apply(m.muts[i]!);
+            if ((i & 63) === 63) await slicer.maybePause();
+          }
+        });
+        break;
+      case 'staged':
+        enqueue(async () => {
+          const st = staged;
+          if (st?.stage !== m.stage) return;
+          const next = st.builder.build(m.revision, Date.now());
+          const steps = a.indexSteps(next, m.serial);
+          for (let r = steps.next(); ; r = steps.next()) {
+            if (r.done) { st.built = { snapshot: next, serial: m.serial, ix: r.value }; return; }
+            await slicer.maybePause();
+          }
+        });
+        break;
+      case 'commit':
+        enqueue(() => {
+          const built = staged?.stage === m.stage ? staged.built : undefined;
+          staged = undefined;
+          if (!built) log.warn({ stage: m.stage }, 'dns worker: a committed apply was not staged here');
+          else {
+            snapshot = built.snapshot;
+            serial = built.serial;
+            a.adoptIndex(built.ix);
+            a.index();
+          }
+          post({ t: 'ack', gen: m.gen });
+        });
+        break;
       case 'version':
         version = Buffer.from(m.version);
         break;
       case 'apply':
         // Built off to the side, then swapped in one assignment; the index is rebuilt before the
-        // next batch is answered, and the main thread hears that this worker serves `gen`.
-        snapshot = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
-        serial = m.serial;
-        a.index();
-        post({ t: 'ack', gen: m.gen });
+        // next batch is answered, and the main thread hears that this worker serves `gen`. A
+        // staged apply not committed by now was given up by the main thread.
+        enqueue(() => {
+          staged = undefined;
+          snapshot = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
+          serial = m.serial;
+          a.index();
+          post({ t: 'ack', gen: m.gen });
+        });
         break;
       case 'health':
         loadHealthTable(health, m.rows);

@@ -42,6 +42,15 @@ export type RumSample = [key: string, ip: string, ms: number, at: number];
 /** Main thread → worker. */
 export type ToWorker =
   | { t: 'apply'; gen: number; muts: RowMutation[]; revision: string; serial: number }
+  /**
+   * A large apply, staged (docs/dns.md "Workers"): its mutations in parts (the first part of a new
+   * `stage` drops any staged apply not committed), then `staged` (revision and serial: build the
+   * next snapshot and zone index in slices), then `commit` once the main thread committed it
+   * (swap as soon as built, then acknowledge `gen`). An `apply` drops a staged one not committed.
+   */
+  | { t: 'stage'; stage: number; muts: RowMutation[] }
+  | { t: 'staged'; stage: number; revision: string; serial: number }
+  | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }
   | { t: 'health'; rows: HealthRow[] }
   | { t: 'rum'; samples: RumSample[] }
@@ -67,10 +76,14 @@ export type FromWorker =
 export function healthTable(ix: ZoneIndex, health: HealthView): HealthRow[] {
   const out: HealthRow[] = [];
   const seen = new Set<string>();
+  // the services of one pool answer from the same members: each pool is visited once
+  const pools = new Set<string>();
   const plans = [...ix.services.values()].map((s) => s.plan);
   if (ix.staticPlan) plans.push(ix.staticPlan);
   for (const p of plans) {
     const pool = p.poolId ?? '';
+    if (pools.has(pool)) continue;
+    pools.add(pool);
     for (const m of p.members) {
       const key = `${pool}\u0000${m.ip}`;
       if (seen.has(key)) continue;

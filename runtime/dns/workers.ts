@@ -108,6 +108,32 @@ export class DnsWorkers {
     return this.gen;
   }
 
+  private stages = 0;
+
+  /**
+   * Stages a large apply on every worker (docs/dns.md "Workers"): returns its stage number;
+   * `stagePart` posts its mutations in parts (one message each), `stageEnd` lets the workers build
+   * the next snapshot and zone index off to the side, and `commit` (once the main thread committed
+   * the plan) numbers it like `apply` and lets them swap. A stage never committed is dropped by the
+   * next stage or apply.
+   */
+  beginStage(): number {
+    return ++this.stages;
+  }
+
+  /** Posts one part of a staged apply's mutations to every worker. */
+  stagePart(stage: number, muts: RowMutation[]): void { this.broadcast({ t: 'stage', stage, muts }); }
+
+  /** Ends the parts of a staged apply: the workers build it. */
+  stageEnd(stage: number, revision: string, serial: number): void { this.broadcast({ t: 'staged', stage, revision, serial }); }
+
+  /** Lets every worker swap to a staged apply; returns its number (acknowledged as an `apply`'s). */
+  commit(stage: number): number {
+    this.gen++;
+    this.broadcast({ t: 'commit', stage, gen: this.gen });
+    return this.gen;
+  }
+
   /** Replaces every worker's health view. */
   health(rows: HealthRow[]): void { this.broadcast({ t: 'health', rows }); }
 

@@ -94,6 +94,23 @@ const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`
  * reading the geo databases for endpoint locations and calling `onUnserved`.
  */
 export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, serial: number, prev?: ZoneIndex, onUnserved?: OnUnserved): ZoneIndex {
+  const steps = zoneIndexSteps(s, cfg, geo, geoGeneration, serial, prev, onUnserved);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Services indexed between two yields of `zoneIndexSteps`. */
+const SERVICES_PER_STEP = 256;
+
+/**
+ * `buildZoneIndex` as steps: the generator yields after every SERVICES_PER_STEP services and
+ * returns the index, so a large index can be built between turns of the event loop (a large
+ * apply prepares the next index this way before its swap, controller/apply/apply-sliced.ts).
+ * The same result as `buildZoneIndex`; the snapshot and `prev` are only read.
+ */
+export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, serial: number, prev?: ZoneIndex, onUnserved?: OnUnserved): Generator<void, ZoneIndex, void> {
   // A plan that touched no table DNS answers from (a user, an API key, a health check) keeps the
   // index and, with it, the SOA serial: secondaries see no change because there is none.
   if (prev && prev.geoGeneration === geoGeneration && prev.serial === serial && DNS_TABLES.every((k) => s.rows.get(k) === prev.snapshot.rows.get(k))) {
@@ -109,7 +126,9 @@ export function buildZoneIndex(s: Snapshot, cfg: Config, geo: GeoDeps, geoGenera
   const emptyNonTerminals = new Set<string>();
   const names = nameRules(cfg);
   const unserved = new WeakMap<ServiceRow, string>();
+  let n = 0;
   for (const svc of rowsOf<ServiceRow>(s, 'service').values()) {
+    if (++n % SERVICES_PER_STEP === 0) yield;
     const why = unservedReason(names, svc);
     if (why !== undefined) {
       unserved.set(svc, why);

@@ -47,6 +47,14 @@ export class ZoneSerial {
   }
 
   /**
+   * The serial the zones will be served with once `plan` is applied (what `hook()` will write):
+   * for a large apply that builds the next zone index before its transaction.
+   */
+  after(plan: Plan): number {
+    return changesZone(plan) ? nextSerial(this.read() || this.current) : this.current;
+  }
+
+  /**
    * The apply hook: `inTransaction` writes the next serial for a plan that changes the zone (a
    * throw rolls the apply back); `afterSwap`, which runs only once the plan is committed, makes it
    * current, before the `plan_applied` event rebuilds the zones.

@@ -5,10 +5,10 @@ import { scriptPolicyOf } from '../model/script-policy.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
-import { desiredTargets } from './targets.js';
+import { desiredTargets, snapshotTargetSteps, staticTargets } from './targets.js';
 import { STATIC_POOL_ID } from './view.js';
 import { hostPort } from '../log/listening.js';
-import { rowsOf } from '../snapshot/snapshot.js';
+import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import type { PoolRow } from '../model/types.js';
 import type { CheckTarget } from './types.js';
 
@@ -77,8 +77,12 @@ export function startHealth(core: Core): HealthRuntime {
   });
   metrics = registerHealthMetrics(core.metrics, core.health, scheduler);
   const warned = new Set<string>();
+  /** the targets of a snapshot a large apply is about to swap in, listed ahead (below) */
+  let prepared: { snapshot: Snapshot; desired: Map<string, CheckTarget> } | undefined;
   const reconcile = () => {
-    const desired = desiredTargets(core.config, core.holder.current);
+    const s = core.holder.current;
+    const desired = prepared?.snapshot === s ? prepared.desired : desiredTargets(core.config, s);
+    prepared = undefined;
     const res = scheduler.sync(desired);
     for (const t of res.removed) monitor.end(t);
     for (const t of [...res.added, ...res.restarted]) monitor.begin(t);
@@ -100,16 +104,32 @@ export function startHealth(core: Core): HealthRuntime {
   };
   pruneStale();
   reconcile();
-  const off = core.bus.on('plan_applied', () => reconcile());
+  // the targets come from pools, members and health checks: a plan of services alone leaves them be
+  const off = core.bus.on('plan_applied', ({ plan }) => { if (plan.changes.some((c) => TARGET_KINDS.has(c.kind))) reconcile(); });
+  // A large apply (controller/apply/apply-sliced.ts) lists the next snapshot's targets in slices
+  // before its swap; the reconcile at the swap then only starts and stops checkers.
+  const offPrepare = core.applyHooks.add({
+    prepare: async (plan, next, _prev, slicer) => {
+      if (!plan.changes.some((c) => TARGET_KINDS.has(c.kind))) return;
+      const desired = staticTargets(core.config);
+      const steps = snapshotTargetSteps(next, desired);
+      while (!steps.next().done) await slicer.maybePause();
+      return () => { prepared = { snapshot: next, desired }; };
+    },
+  });
   log.info({ targets: scheduler.size, staticEnabled: core.config.health.enabled, tcpProbePath: core.ports.tcpProbePath }, 'health checker started');
   const rt: HealthRuntime = { scheduler, monitor, reconcile };
   core.ports.health = rt;
   core.closers.push(() => {
     off();
+    offPrepare();
     scheduler.stop();
   });
   return rt;
 }
+
+/** Kinds whose rows make up the probe targets (targets.ts). */
+const TARGET_KINDS: ReadonlySet<string> = new Set(['pool', 'member', 'healthcheck']);
 
 /** The health part: starts after the API so the first probes do not delay startup. */
 PARTS.push({

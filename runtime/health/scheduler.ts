@@ -48,6 +48,13 @@ export interface SchedulerDeps {
 /** Longest initial offset: new targets start within this, or within the interval when shorter. */
 export const MAX_START_SPREAD_MS = 1000;
 /**
+ * New targets started per second at most, when many arrive at once (a large git import): their
+ * first probes are spread over `added / START_RATE` seconds (within the interval) instead of 1 s,
+ * so 40,000 new members do not all probe, and write their first result, in the same second on the
+ * thread that answers DNS; their later probes keep that phase, spread over the interval.
+ */
+export const START_RATE = 1000;
+/**
  * Granularity of the scheduler's wheel. Probes and timeouts due in the same slot run in one timer
  * callback, so thousands of targets cost one wake-up per slot instead of two timers per probe, and
  * their connects complete in batches. Probe times and timeouts are rounded up to the slot.
@@ -91,7 +98,7 @@ export interface SyncResult {
 /**
  * Runs one periodic probe loop per target on a timing wheel of SLOT_MS slots. Each target's first
  * probe is due after a random offset in [0, min(interval, MAX_START_SPREAD_MS)) so thousands of
- * targets do not probe in step; after that probes are due on a fixed period (a slow probe does not
+ * targets do not probe in step (over a longer spread when more than START_RATE start at once); after that probes are due on a fixed period (a slow probe does not
  * push the schedule back). At most one probe per target is in flight: a tick that finds one still
  * running is skipped. Each probe gets an AbortSignal that fires after timeoutMs (rounded up to the
  * slot). Results of a stopped or restarted target are dropped. The wheel's timer runs only while
@@ -147,6 +154,9 @@ export class HealthScheduler {
    */
   sync(desired: ReadonlyMap<string, CheckTarget>): SyncResult {
     const out: SyncResult = { added: [], removed: [], restarted: [] };
+    let fresh = 0;
+    for (const key of desired.keys()) if (!this.runners.has(key)) fresh++;
+    const spread = Math.max(MAX_START_SPREAD_MS, Math.ceil((fresh * 1000) / START_RATE));
     for (const [key, r] of this.runners) {
       if (!desired.has(key)) {
         this.stopRunner(r);
@@ -157,11 +167,11 @@ export class HealthScheduler {
     for (const [key, t] of desired) {
       const r = this.runners.get(key);
       if (!r) {
-        this.startRunner(t);
+        this.startRunner(t, spread);
         out.added.push(t);
       } else if (r.target.checkKey !== t.checkKey || r.target.port !== t.port) {
         this.stopRunner(r);
-        this.startRunner(t);
+        this.startRunner(t, spread);
         out.restarted.push(t);
       } else {
         r.target = t; // same settings; keep the schedule, pick up the new row identity
@@ -180,9 +190,9 @@ export class HealthScheduler {
     this.wheel = undefined;
   }
 
-  private startRunner(target: CheckTarget): void {
+  private startRunner(target: CheckTarget, spread: number): void {
     const now = this.timers.now();
-    const offset = Math.floor(this.random() * Math.min(target.check.intervalMs, MAX_START_SPREAD_MS));
+    const offset = Math.floor(this.random() * Math.min(target.check.intervalMs, spread));
     const r: Runner = {
       target, stopped: false, dueAt: now + offset, inflight: 0, abort: undefined, handle: -1,
       probeTarget: target, probeDueAt: 0, probeStartedAt: 0, tag: undefined,

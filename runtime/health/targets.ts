@@ -30,7 +30,20 @@ export function checkKeyOf(fields: HealthCheckFields): string {
  * health view is keyed by IP). Disabled members are not probed (docs/health.md).
  */
 export function snapshotTargets(s: Snapshot, out: Map<string, CheckTarget> = new Map()): Map<string, CheckTarget> {
+  const steps = snapshotTargetSteps(s, out);
+  while (!steps.next().done);
+  return out;
+}
+
+/**
+ * `snapshotTargets` as steps: yields after every 256 health checks, so the targets of a large
+ * snapshot can be listed between turns of the event loop (a large apply lists them before its
+ * swap). Fills `out`.
+ */
+export function* snapshotTargetSteps(s: Snapshot, out: Map<string, CheckTarget>): Generator<void, void, void> {
+  let n = 0;
   for (const hc of rowsOf<HealthCheckRow>(s, 'healthcheck').values()) {
+    if (++n % 256 === 0) yield;
     const check = checkFieldsOf(hc);
     const checkKey = checkKeyOf(check);
     for (const m of childrenOf<MemberRow>(s, hc.poolId, 'member')) {
@@ -39,7 +52,6 @@ export function snapshotTargets(s: Snapshot, out: Map<string, CheckTarget> = new
       if (!out.has(key)) out.set(key, { key, poolId: hc.poolId, ip: m.ipAddress, port: check.port, check, checkKey, checkId: hc.id });
     }
   }
-  return out;
 }
 
 /** The file's `health.*` block as check fields (gslb-config-auth.md §2; meanings of document 2). */

@@ -53,67 +53,95 @@ export function childrenOf<T extends Row = Row>(s: Snapshot, parentId: string, k
  * touched kinds and parents are copied; everything else is shared with `prev`.
  */
 export function nextSnapshot(prev: Snapshot, muts: readonly RowMutation[], revision: string, now: number): Snapshot {
-  const tables = new Map<string, ChunkedMapBuilder<Row>>();
-  const children = asChunked(prev.children).builder();
-  const copiedParents = new Map<string, Map<string, Row[]>>();
-  let services: ChunkedMapBuilder<ServiceRow> | undefined;
+  const b = new SnapshotBuilder(prev);
+  for (const m of muts) b.apply(m);
+  return b.build(revision, now);
+}
 
-  const kindMap = (kind: string): ChunkedMapBuilder<Row> => {
-    let b = tables.get(kind);
-    if (!b) tables.set(kind, (b = asChunked(prev.rows.get(kind)).builder()));
+/**
+ * The next snapshot under construction, off to the side: mutations can be laid over `prev` a few at
+ * a time (a large apply builds it in slices between turns of the event loop, docs/architecture.md
+ * "Large applies"), and `build` returns the immutable result. `prev` is never changed; `build`
+ * costs in proportion to the tables touched, not to the rows.
+ */
+export class SnapshotBuilder {
+  private readonly tables = new Map<string, ChunkedMapBuilder<Row>>();
+  private readonly children: ChunkedMapBuilder<ReadonlyMap<string, readonly Row[]>>;
+  private readonly copiedParents = new Map<string, Map<string, Row[]>>();
+  private services: ChunkedMapBuilder<ServiceRow> | undefined;
+
+  constructor(private readonly prev: Snapshot) {
+    this.children = asChunked(prev.children).builder();
+  }
+
+  private kindMap(kind: string): ChunkedMapBuilder<Row> {
+    let b = this.tables.get(kind);
+    if (!b) this.tables.set(kind, (b = asChunked(this.prev.rows.get(kind)).builder()));
     return b;
-  };
-  const childList = (parentId: string, kind: string): Row[] => {
-    let byKind = copiedParents.get(parentId);
+  }
+
+  private childList(parentId: string, kind: string): Row[] {
+    let byKind = this.copiedParents.get(parentId);
     if (!byKind) {
       byKind = new Map();
-      for (const [k, list] of prev.children.get(parentId) ?? []) byKind.set(k, [...list]);
-      copiedParents.set(parentId, byKind);
-      children.set(parentId, byKind);
+      for (const [k, list] of this.prev.children.get(parentId) ?? []) byKind.set(k, [...list]);
+      this.copiedParents.set(parentId, byKind);
+      this.children.set(parentId, byKind);
     }
     let list = byKind.get(kind);
     if (!list) byKind.set(kind, (list = []));
     return list;
-  };
-  const serviceMap = () => (services ??= asChunked(prev.serviceByDomain).builder());
-  const parentIdOf = (row: Row | undefined): string | undefined => {
-    if (!row) return undefined;
-    const p = kindInfo(row.kind).parent;
-    return p ? ((row as Record<string, unknown>)[p.field] as string) : undefined;
-  };
+  }
 
-  for (const m of muts) {
+  private serviceMap(): ChunkedMapBuilder<ServiceRow> {
+    return (this.services ??= asChunked(this.prev.serviceByDomain).builder());
+  }
+
+  /** Lays one mutation over the rows so far. */
+  apply(m: RowMutation): void {
     const kind = m.op === 'put' ? m.row.kind : m.kind;
     const id = m.op === 'put' ? m.row.id : m.id;
-    const map = kindMap(kind);
+    const map = this.kindMap(kind);
     const old = map.get(id);
     const oldParent = parentIdOf(old);
     if (oldParent !== undefined) {
-      const list = childList(oldParent, kind);
+      const list = this.childList(oldParent, kind);
       const i = list.findIndex((r) => r.id === id);
       if (m.op === 'put' && parentIdOf(m.row) === oldParent && i >= 0) list[i] = m.row;
       else if (i >= 0) list.splice(i, 1);
     }
-    if (kind === 'service' && old) serviceMap().delete(String((old as ServiceRow).domain).toLowerCase());
+    if (kind === 'service' && old) this.serviceMap().delete(String((old as ServiceRow).domain).toLowerCase());
     if (m.op === 'delete') {
       map.delete(id);
-      children.delete(id);
-      copiedParents.delete(id);
-      continue;
+      this.children.delete(id);
+      this.copiedParents.delete(id);
+      return;
     }
     map.set(id, m.row);
     const newParent = parentIdOf(m.row);
-    if (newParent !== undefined && newParent !== oldParent) childList(newParent, kind).push(m.row);
-    if (kind === 'service') serviceMap().set((m.row as ServiceRow).domain.toLowerCase(), m.row as ServiceRow);
+    if (newParent !== undefined && newParent !== oldParent) this.childList(newParent, kind).push(m.row);
+    if (kind === 'service') this.serviceMap().set((m.row as ServiceRow).domain.toLowerCase(), m.row as ServiceRow);
   }
-  const rows = new Map(prev.rows);
-  for (const [kind, b] of tables) rows.set(kind, b.build());
-  return {
-    version: prev.version + 1,
-    revision,
-    rows,
-    children: children.build(),
-    serviceByDomain: services ? services.build() : prev.serviceByDomain,
-    builtAt: now,
-  };
+
+  /** The snapshot after every mutation applied so far, one version after `prev`. */
+  build(revision: string, now: number): Snapshot {
+    const prev = this.prev;
+    const rows = new Map(prev.rows);
+    for (const [kind, b] of this.tables) rows.set(kind, b.build());
+    return {
+      version: prev.version + 1,
+      revision,
+      rows,
+      children: this.children.build(),
+      serviceByDomain: this.services ? this.services.build() : prev.serviceByDomain,
+      builtAt: now,
+    };
+  }
+}
+
+/** The id of a row's parent (a member's pool), or undefined for a row of a kind without one. */
+function parentIdOf(row: Row | undefined): string | undefined {
+  if (!row) return undefined;
+  const p = kindInfo(row.kind).parent;
+  return p ? ((row as Record<string, unknown>)[p.field] as string) : undefined;
 }

@@ -67,6 +67,8 @@ PARTS.push({
     let previous: Snapshot = core.holder.current;
     const offPlan = core.bus.on('plan_applied', (e) => { previous = e.previous; });
     const offMsg = core.bus.on('ws_message', (msg) => {
+      // nobody to tell: a large plan's messages cost nothing to look up
+      if (rt.hub.size === 0) return;
       const tenant = messageTenant(msg, [core.holder.current, previous]);
       rt.hub.broadcast(msg, (c) => c.tenantId === null || (tenant !== undefined && (tenant === null || tenant === c.tenantId)));
     });

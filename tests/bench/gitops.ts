@@ -20,6 +20,7 @@ import { loadManifests } from '../../controller/load/index.js';
 import { validateManifests } from '../../controller/validate/validate.js';
 import { planChanges } from '../../controller/plan/plan.js';
 import { DEFAULT_TENANT } from '../../runtime/model/types.js';
+import { repoFiles } from './gitops-repo.js';
 
 const execFileAsync = promisify(execFile);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20);
@@ -62,28 +63,6 @@ function queryTtl(port: number, name: string): Promise<number | undefined> {
     });
     sock.send(dnsPacket.encode({ type: 'query', id: Math.floor(Math.random() * 65535), flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name }] }), port, '127.0.0.1');
   });
-}
-
-function repoFiles(services: number, ttl = 60): { path: string; text: string }[] {
-  const pools = Math.max(1, Math.ceil(services / 10));
-  const files: { path: string; text: string }[] = [];
-  const per = 100;
-  for (let f = 0; f * per < pools; f++) {
-    const docs: string[] = [];
-    for (let p = f * per; p < Math.min(pools, (f + 1) * per); p++) {
-      const b = `10.${(p >> 8) & 255}.${p & 255}`;
-      docs.push(`apiVersion: gslb/v1\nkind: Pool\nmetadata: {name: pool-${p}}\nspec:\n  members:\n${[1, 2, 3, 4].map((i) => `    - {ipAddress: ${b}.${i}, port: 443, weight: ${i}}`).join('\n')}\n  healthCheck: {type: tcp, port: 443, intervalMs: 10000}\n`);
-    }
-    files.push({ path: `pools/pools-${f}.yaml`, text: docs.join('---\n') });
-  }
-  for (let f = 0; f * per < services; f++) {
-    const docs: string[] = [];
-    for (let s = f * per; s < Math.min(services, (f + 1) * per); s++) {
-      docs.push(`apiVersion: gslb/v1\nkind: Service\nmetadata: {name: svc-${s}}\nspec: {domain: svc-${s}.bench.test., pool: pool-${Math.floor(s / 10)}, algorithm: wrr, ttl: ${s % 100 === 0 ? ttl : 60}}\n`);
-    }
-    files.push({ path: `services/services-${f}.yaml`, text: docs.join('---\n') });
-  }
-  return files;
 }
 
 async function latency(): Promise<void> {

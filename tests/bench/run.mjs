@@ -2,12 +2,13 @@
 // `npm run bench`: runs every benchmark script in tests/bench/ that exists, one after another.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec'];
-// the scripts that need flags of their own
+const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec', 'reconcile'];
+// the scripts that need flags of their own, and those whose file is not named after the script
 const FLAGS = { rum: ['--expose-gc'], health: ['--expose-gc'] };
+const FILES = { reconcile: 'reconcile-100k' };
 let failed = 0;
 for (const n of names) {
-  const file = `tests/bench/${n}.ts`;
+  const file = `tests/bench/${FILES[n] ?? n}.ts`;
   if (!existsSync(file)) continue;
   console.log(`\n=== bench:${n}`);
   const r = spawnSync(process.execPath, [...(FLAGS[n] ?? []), '--import', 'tsx', file], { stdio: 'inherit' });

@@ -80,6 +80,9 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'dnssec key role', yaml: 'dns: {dnssec: {keys: [{file: /k, role: ksk2}]}}', want: [/dns\.dnssec\.keys\.0\.role = "ksk2": must be one of "ksk", "zsk", "csk"/] },
   { name: 'dnssec key state', yaml: 'dns: {dnssec: {keys: [{file: /k, role: zsk, state: revoked}]}}', want: [/dns\.dnssec\.keys\.0\.state = "revoked": must be one of "publish", "active", "retired"/] },
   { name: 'dnssec enabled without keys', yaml: 'dns: {dnssec: {enabled: true}}', want: [/dns\.dnssec\.keys = \[\]: needs at least one key when dns\.dnssec\.enabled is true/] },
+  { name: 'stale query age too short', yaml: 'dns: {maxQueryAge: 50ms}', want: [/dns\.maxQueryAge = "50ms": must be 0s \(off\) or between 100ms and 60s/] },
+  { name: 'stale query age too long', yaml: 'dns: {maxQueryAge: 2m}', want: [/dns\.maxQueryAge = "2m": must be 0s \(off\) or between 100ms and 60s/] },
+  { name: 'stale query age not a duration', yaml: 'dns: {maxQueryAge: soon}', want: [/dns\.maxQueryAge = "soon": /] },
   { name: 'dnssec validity too short', yaml: 'dns: {dnssec: {signatureValidity: 2h}}', want: [/dns\.dnssec\.signatureValidity = "2h": must be at least 1d/] },
   { name: 'dnssec key file missing', yaml: 'dns:\n  dnssec:\n    enabled: true\n    keys:\n      - {file: /nonexistent/Kx.+013+00001, role: csk}\n', want: [/config\.yaml:5: dns\.dnssec\.keys\.0\.file = "\/nonexistent\/Kx\.\+013\+00001": cannot read \/nonexistent\/Kx\.\+013\+00001\.private \(ENOENT\)/] },
   { name: 'TCP probe mode', yaml: 'health:\n  tcpProbeMode: raw\n', want: [/config\.yaml:2: health\.tcpProbeMode = "raw": must be one of "connect", "syn"/] },
@@ -118,6 +121,9 @@ test('defaults from the spec fill an empty file', () => {
   assert.equal(c.dns.listenAddr, '0.0.0.0');
   assert.equal(c.dns.port, 5353);
   assert.equal(c.dns.queryLog, false);
+  assert.equal(c.dns.maxQueryAge, '1s');
+  // 0s switches stale-query dropping off; the bounds themselves are accepted
+  for (const ok of ['0s', '100ms', '60s']) assert.equal(parseConfigText(`dns: {maxQueryAge: ${ok}}`).dns.maxQueryAge, ok);
   assert.equal(c.dns.axfr.enabled, false);
   assert.equal(c.dns.axfr.requireTsig, false);
   assert.equal(c.database.path, '/var/lib/gslbd/gslbd.db');

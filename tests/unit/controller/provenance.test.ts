@@ -10,6 +10,8 @@ import { planId } from '../../../controller/plan/plan-id.js';
 import type { DesiredRow, Plan } from '../../../controller/plan/types.js';
 import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
 import { txtValueOf } from '../../../runtime/txt/record.js';
+import { planToJson } from '../../../controller/render/plan.js';
+import { createHash } from 'node:crypto';
 
 const SHA = 'a'.repeat(40);
 const FPR = 'B'.repeat(40);
@@ -35,6 +37,21 @@ test('planId: 16 hex digits of what the plan does; the computing node and the ve
   const id = planId(base);
   assert.match(id, /^[0-9a-f]{16}$/);
   for (const r of rows) assert.equal(planId(r.given) === id, r.same, r.name);
+});
+
+test('planId is the SHA-256 of the stable JSON {revision, origin, changes}, fed one change at a time', () => {
+  const db = openDatabase(':memory:');
+  const holder = new SnapshotHolder(emptySnapshot());
+  const ctx = { store: new ResourceStore(db), holder, bus: new EventBus() };
+  applyPlan(ctx, plan([...pool('eu'), ...pool('us')]));
+  // creates, updates and deletes (whose rendering lists the deleted row's fields)
+  const mixed = planChanges({ desired: [...pool('eu', 5), ...pool('ap')], actual: holder.current, revision: SHA, newId: (kind, key) => `new:${kind}/${key}`, tenantId: 'default' });
+  assert.deepEqual(mixed.counts, { create: 2, update: 1, delete: 2 });
+  for (const p of [mixed, plan([]), plan(pool('eu'))]) {
+    const j = planToJson(p);
+    const whole = createHash('sha256').update(JSON.stringify({ revision: j.revision, origin: j.origin, changes: j.changes })).digest('hex').slice(0, 16);
+    assert.equal(planId(p), whole);
+  }
 });
 
 test('provenance text: commit, signer, applied time and plan id; REST writes say so', () => {

@@ -217,3 +217,34 @@ test('scheduler: many targets with mixed intervals each probe on their own perio
   assert.ok(stuck.length >= 18 && stuck.every((r) => r.result.detail === 'timeout'), `${stuck.length} timeouts`);
   assert.equal(s.skipped, 0, 'a 40 ms timeout never overlaps a 100 ms period');
 });
+
+test('scheduler: many new targets at once start at most START_RATE a second, within the interval', async () => {
+  // random 0.999: the latest offset the spread allows
+  const { timers, checker, s, t0 } = setup(0.999);
+  const many = (n: number, base: number, interval: number) => new Map(Array.from({ length: n }, (_, i) => {
+    const ip = `10.${base}.${i >> 8}.${i & 255}`;
+    return [`p|${ip}`, target(ip, { intervalMs: interval, timeoutMs: 100 })] as const;
+  }));
+  // 10 new targets: within 1 s (MAX_START_SPREAD_MS), as before
+  s.sync(many(10, 1, 10_000));
+  await timers.advance(1000);
+  assert.equal(checker.started.length, 10);
+  assert.ok(checker.started.every((p) => p.at - t0 <= 1000));
+  // 5,000 more at once (an import): spread over 5 s at START_RATE (1,000 a second)
+  const more = many(5000, 2, 10_000);
+  s.sync(new Map([...many(10, 1, 10_000), ...more]));
+  const t1 = timers.t;
+  await timers.advance(4000);
+  assert.equal(checker.started.length, 10, 'none of them by 4 s (offset 0.999 × 5 s)');
+  await timers.advance(1100);
+  assert.equal(checker.started.length, 5010, 'all of them by 5 s');
+  assert.ok(checker.started.slice(10).every((p) => p.at - t1 > 4900 && p.at - t1 <= 5000 + SLOT_MS));
+  // never beyond the interval: 8,000 targets of a 2 s check start within 2 s (not over 8 s)
+  const { timers: t2, checker: c2, s: s2, t0: z } = setup(0.999);
+  s2.sync(many(8000, 3, 2000));
+  await t2.advance(2000 + SLOT_MS);
+  assert.equal(c2.started.length, 8000);
+  assert.ok(c2.started.every((p) => p.at - z <= 2000 + SLOT_MS));
+  s.stop();
+  s2.stop();
+});

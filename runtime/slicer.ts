@@ -1,0 +1,38 @@
+import { performance } from 'node:perf_hooks';
+
+/** Lets the event loop run: resolves in the check phase of the next turn, after pending I/O (DNS packets) was handled. */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => { setImmediate(resolve); });
+
+/**
+ * Cuts long main-thread work into slices of about `budgetMs` (docs/architecture.md "Large
+ * applies"): the worker loop asks `due()` after each item (one clock read) and, when it is due,
+ * `await pause()` lets the event loop answer queries and requests before the next slice.
+ */
+export class Slicer {
+  private start = performance.now();
+  /** slices cut so far */
+  slices = 0;
+  /** the longest slice so far, in ms */
+  longest = 0;
+
+  constructor(readonly budgetMs = 10, private readonly yieldFn: () => Promise<void> = nextTurn) {}
+
+  /** True when the current slice has used its budget. */
+  due(): boolean {
+    return performance.now() - this.start >= this.budgetMs;
+  }
+
+  /** Ends the current slice, lets the event loop run, and starts the next one. */
+  async pause(): Promise<void> {
+    const took = performance.now() - this.start;
+    if (took > this.longest) this.longest = took;
+    this.slices++;
+    await this.yieldFn();
+    this.start = performance.now();
+  }
+
+  /** `pause()` when the slice is due; otherwise nothing. */
+  async maybePause(): Promise<void> {
+    if (this.due()) await this.pause();
+  }
+}

@@ -1,0 +1,163 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from '../../../runtime/store/db.js';
+import { ResourceStore, rowsSeqOf } from '../../../runtime/store/resources.js';
+import { EventBus } from '../../../runtime/events/bus.js';
+import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { applyPlanSliced } from '../../../controller/apply/apply-sliced.js';
+import { ApplyHooks } from '../../../controller/apply/hooks.js';
+import { WriteGate } from '../../../controller/apply/gate.js';
+import { planChanges } from '../../../controller/plan/plan.js';
+import { planCreate } from '../../../controller/plan/delta.js';
+import { emptySnapshot, childrenOf, rowsOf, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
+import type { DesiredRow } from '../../../controller/plan/types.js';
+import type { Row } from '../../../runtime/model/types.js';
+import { GslbError } from '../../../runtime/errors.js';
+
+// controller/apply/apply-sliced.ts: a large plan applied in slices between turns of the event
+// loop must end exactly as `applyPlan` would, and nothing may see or slip into the middle of it.
+
+function desiredPools(nPools: number, nMembers: number, weight: number): DesiredRow[] {
+  const out: DesiredRow[] = [];
+  for (let p = 0; p < nPools; p++) {
+    out.push({ kind: 'pool', key: `p${p}`, fields: { name: `p${p}` } });
+    for (let m = 0; m < nMembers; m++) {
+      out.push({ kind: 'member', key: `p${p}/10.0.${p}.${m}:80`, fields: { ipAddress: `10.0.${p}.${m}`, port: 80, weight, priority: 0, enabled: true, rumUrl: null }, refs: [{ field: 'poolId', kind: 'pool', key: `p${p}` }] });
+    }
+  }
+  return out;
+}
+
+function setup() {
+  const db = openDatabase(':memory:');
+  const store = new ResourceStore(db);
+  const holder = new SnapshotHolder(emptySnapshot());
+  const bus = new EventBus();
+  const hooks = new ApplyHooks((err) => { throw err; });
+  const gate = new WriteGate();
+  let n = 0;
+  const newId = (kind: string) => `${kind}-${++n}`;
+  // a tiny budget: every plan here is cut into many slices
+  return { db, store, holder, bus, hooks, gate, newId, ctx: { store, holder, bus, hooks, gate, budgetMs: 0.2 } };
+}
+
+const turns = () => {
+  let n = 0;
+  let on = true;
+  const tick = () => { if (!on) return; n++; setImmediate(tick); };
+  setImmediate(tick);
+  return { stop: () => { on = false; return n; } };
+};
+
+const contents = (s: Snapshot) => [...s.rows].map(([k, m]) => [k, [...m.values()]] as const);
+
+test('a sliced apply ends as applyPlan would: rows, storage order, children, database, revision', async () => {
+  const a = setup();
+  const b = setup();
+  const plan1 = planChanges({ desired: desiredPools(40, 5, 1), actual: a.holder.current, revision: 'r1', newId: a.newId, tenantId: 'default' });
+  const plan1b = planChanges({ desired: desiredPools(40, 5, 1), actual: b.holder.current, revision: 'r1', newId: b.newId, tenantId: 'default' });
+  const t = turns();
+  await applyPlanSliced(a.ctx, plan1);
+  assert.ok(t.stop() > 5, 'the event loop ran between slices');
+  applyPlan(b.ctx, plan1b);
+  assert.deepEqual(contents(a.holder.current), contents(b.holder.current));
+  for (const p of rowsOf(a.holder.current, 'pool').values()) assert.equal(childrenOf(a.holder.current, p.id, 'member').length, 5);
+  assert.deepEqual(a.store.loadAll(), b.store.loadAll());
+  assert.equal(a.holder.rowsSeq, rowsSeqOf(a.db), 'the holder names the committed state');
+  // an update and a delete of half of it, the same way
+  const plan2 = planChanges({ desired: desiredPools(20, 5, 3), actual: a.holder.current, revision: 'r2', newId: a.newId, tenantId: 'default' });
+  await applyPlanSliced(a.ctx, plan2, { force: true });
+  applyPlan(b.ctx, planChanges({ desired: desiredPools(20, 5, 3), actual: b.holder.current, revision: 'r2', newId: b.newId, tenantId: 'default' }), { force: true });
+  assert.deepEqual(contents(a.holder.current), contents(b.holder.current));
+  assert.deepEqual(a.store.loadAll(), b.store.loadAll());
+  assert.equal(a.holder.current.revision, 'r2');
+  assert.equal(a.holder.rowsSeq, rowsSeqOf(a.db));
+});
+
+test('readers see the old snapshot until the swap, then all of the new one; events come after the swap', async () => {
+  const { holder, ctx, newId, bus } = setup();
+  await applyPlanSliced(ctx, planChanges({ desired: desiredPools(30, 10, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
+  const plan = planChanges({ desired: desiredPools(30, 10, 2), actual: holder.current, revision: 'r2', newId, tenantId: 'default' });
+  const seen: string[] = [];
+  let applied = 0;
+  bus.on('plan_applied', () => { applied++; seen.push(holder.current.revision); });
+  bus.on('ws_message', () => { assert.equal(applied, 1, 'a WebSocket message before plan_applied'); });
+  let stop = false;
+  let samples = 0;
+  const reader = (async () => {
+    while (!stop) {
+      const weights = new Set<number>();
+      for (const m of rowsOf<Row & { weight: number }>(holder.current, 'member').values()) weights.add(m.weight);
+      assert.equal(weights.size, 1, `snapshot ${holder.current.version} mixes weights ${[...weights]}`);
+      samples++;
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  await applyPlanSliced(ctx, plan, { force: true });
+  stop = true;
+  await reader;
+  assert.ok(samples > 5, `the reader ran ${samples} times during the apply`);
+  assert.deepEqual(seen, ['r2']);
+});
+
+test('while a sliced apply holds the gate, applyPlan is refused with 409 and a waiter goes after it', async () => {
+  const { holder, ctx, newId, gate, store } = setup();
+  const plan = planChanges({ desired: desiredPools(30, 10, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' });
+  const running = applyPlanSliced(ctx, plan);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(gate.busy, true);
+  const small = planCreate(holder.current, { kind: 'pool', id: 'rest-pool', name: 'rest', origin: 'api', revision: 'api:1', tenantId: 'default' } as Row, 'api:1');
+  assert.throws(() => applyPlan(ctx, small), (e: unknown) => e instanceof GslbError && e.status === 409);
+  // a REST write waits for the gate (the API's preHandler), then plans on what the apply left
+  const waited = (async () => {
+    await gate.idle();
+    return applyPlan(ctx, planCreate(holder.current, { kind: 'pool', id: 'rest-pool', name: 'rest', origin: 'api', revision: 'api:2', tenantId: 'default' } as Row, 'api:2'));
+  })();
+  await running;
+  const s = await waited;
+  assert.equal(rowsOf(s, 'pool').size, 31);
+  assert.equal(gate.busy, false);
+  assert.equal(store.loadAll().length, 331);
+});
+
+test('a failure inside the transaction rolls every slice back and frees the gate', async () => {
+  const { db, holder, ctx, newId, hooks, gate, store } = setup();
+  await applyPlanSliced(ctx, planChanges({ desired: desiredPools(2, 2, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
+  const before = holder.current;
+  const seq = holder.rowsSeq;
+  const plan = planChanges({ desired: desiredPools(40, 10, 1), actual: holder.current, revision: 'r2', newId, tenantId: 'default' });
+  // the last row of the plan fails, after many slices were written
+  db.exec(`CREATE TRIGGER fail_insert BEFORE INSERT ON resources WHEN NEW.id = '${plan.changes.at(-1)!.id}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+  await assert.rejects(applyPlanSliced(ctx, plan), (e: unknown) => e instanceof GslbError && e.code === 'STORE_FAILED');
+  assert.equal(holder.current, before);
+  assert.equal(holder.rowsSeq, seq);
+  assert.equal(store.loadAll().length, 6, 'no row of the failed plan was written');
+  assert.equal(gate.busy, false);
+  assert.equal(db.inTransaction, false);
+  db.exec('DROP TRIGGER fail_insert');
+  // an inTransaction hook that throws rolls back the same way
+  const off = hooks.add({ inTransaction: () => { throw new Error('hook failed'); } });
+  await assert.rejects(applyPlanSliced(ctx, plan), (e: unknown) => e instanceof GslbError && e.code === 'STORE_FAILED');
+  assert.equal(store.loadAll().length, 6);
+  off();
+  await applyPlanSliced(ctx, plan);
+  assert.equal(store.loadAll().length, 40 * 11);
+});
+
+test('prepare hooks run before the transaction with the next snapshot; what they return runs at the swap', async () => {
+  const { holder, ctx, newId, hooks } = setup();
+  const order: string[] = [];
+  hooks.add({
+    prepare: async (plan, next, prev, slicer) => {
+      assert.equal(holder.current, prev, 'not swapped yet');
+      assert.equal(next.revision, plan.revision);
+      await slicer.pause();
+      order.push('prepare');
+      return () => { assert.equal(holder.current, next, 'installed at the swap'); order.push('install'); };
+    },
+    inTransaction: () => { order.push('transaction'); },
+    afterSwap: () => { order.push('afterSwap'); },
+  });
+  await applyPlanSliced(ctx, planChanges({ desired: desiredPools(3, 3, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
+  assert.deepEqual(order, ['prepare', 'transaction', 'install', 'afterSwap']);
+});
