@@ -1,4 +1,4 @@
-import type { HealthTransition } from '../events/bus.js';
+import type { GitopsRollback, HealthTransition } from '../events/bus.js';
 
 /**
  * The revision the alerting node served when the event happened (docs/alerts.md "What the node
@@ -58,17 +58,8 @@ export interface GitopsChangeAlert {
  * re-applied (null when none was: `result` NoGoodRevision or RollbackFailed), `reason` the breach.
  * An incident, like a rejection: the file's targets receive it too.
  */
-export interface GitopsRollbackAlert {
+export interface GitopsRollbackAlert extends GitopsRollback {
   type: 'gitops_rollback';
-  revision: string;
-  rolledBackTo: string | null;
-  reason: string;
-  result: 'RolledBack' | 'NoGoodRevision' | 'RollbackFailed';
-  message: string;
-  /** counts of the rollback plan (zero when nothing was re-applied) */
-  creates: number;
-  updates: number;
-  deletes: number;
   timestamp: number;
   node: string;
   applied?: AppliedRef;
