@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { api, type TestDaemon } from './daemon.js';
@@ -27,6 +28,23 @@ export async function dig(port: number, args: string[], bin = 'dig'): Promise<Di
   }
   const ecs = /CLIENT-SUBNET: (\S+)/.exec(stdout)?.[1];
   return { status, flags, answers, text: stdout, ecs };
+}
+
+/**
+ * Runs dig until its answers equal `want` (compared sorted when `sorted`), at most 3 s: a health
+ * verdict set on the main thread reaches the DNS worker threads on a later turn (docs/dns.md
+ * "Workers"), so a query right after it may be answered from the previous view. Fails with the
+ * last answers seen.
+ */
+export async function untilAnswers(port: number, args: string[], want: string[], what: string, sorted = false): Promise<DigResult> {
+  const norm = (xs: string[]) => (sorted ? [...xs].sort() : xs);
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const r = await dig(port, args);
+    if (JSON.stringify(norm(r.answers)) === JSON.stringify(norm(want))) return r;
+    if (Date.now() > deadline) assert.deepEqual(norm(r.answers), norm(want), `${what} (within 3 s)`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
 }
 
 /** Creates a pool with members and a service over the REST API; returns the ids. */
