@@ -49,7 +49,7 @@ export function startHealthSync(deps: {
     if (viaFlip) metrics.mergeLag.observe({ type: 'health' }, Math.max(0, now - e.lastChecked) / 1000);
     // a newer probe time with the same state is stored but is not news
     if (prev && prev.healthy === e.healthy && prev.score === e.score) return;
-    core.health.version++; // derived DNS data keyed on the version is recomputed
+    core.health.touch(poolId, ip); // derived DNS data keyed on the version is recomputed
     core.bus.emit('ws_message', { type: 'health_update', payload: { poolId, ipAddress: ip, healthy: e.healthy, score: e.score, timestamp: e.lastChecked, rttMs: e.rttMs, node: e.node } });
   };
 
@@ -94,7 +94,7 @@ export function startHealthSync(deps: {
     }
     // peers' entries gone from KV (member removed there) are dropped here too, unless a read failed
     if (complete) for (const [poolId, ip, e] of peers.all()) {
-      if (e.receivedAt < startedAt && !seen.has(`${e.node}\u0000${poolId}\u0000${ip}`)) { peers.delete(poolId, ip, e.node); core.health.version++; }
+      if (e.receivedAt < startedAt && !seen.has(`${e.node}\u0000${poolId}\u0000${ip}`)) { peers.delete(poolId, ip, e.node); core.health.touch(poolId, ip); }
     }
     const ownEntries = [...own];
     for (let i = 0; i < ownEntries.length; i += batch) {

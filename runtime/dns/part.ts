@@ -19,7 +19,7 @@ import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
 import { DNS_TABLES, type ZoneIndex } from './zone-index.js';
 import { DnsWorkers } from './workers.js';
-import { healthTable, type RumSample } from './worker-protocol.js';
+import { healthDelta, healthTable, type RumSample } from './worker-protocol.js';
 import { planMutations } from '../../controller/apply/apply.js';
 import { rowsOf, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
 import type { Row } from '../model/types.js';
@@ -84,28 +84,52 @@ const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, 
 /**
  * Keeps the DNS workers' copies current (docs/dns.md "Workers"): every apply that changes a DNS
  * row is posted at once (after the serial hook, so it carries the new serial); health verdicts and
- * RUM samples are coalesced to one message per event-loop turn.
+ * RUM samples are coalesced to one message per event-loop turn. Health goes as the verdicts of the
+ * endpoints that changed; the whole table only after an apply (its set of served endpoints
+ * changed) or a change that may touch any endpoint (cluster liveness).
  */
 function feedWorkers(core: Core, state: DnsState): void {
   let healthDue = false;
-  /** earliest time (performance.now) of the next copy: copies of a large table are spaced out */
+  /** an apply changed the served endpoints: the next copy is the whole table */
+  let tableDue = false;
+  /** earliest time (performance.now) of the next whole-table copy: copies of a large table are spaced out */
   let nextCopy = 0;
+  core.health.trackChanges();
   const flushHealth = () => {
+    const w = state.workers;
+    if (!w) { healthDue = false; return; }
+    const wait = nextCopy - performance.now();
+    const changes = core.health.takeChanges();
+    if (!changes.all && !tableDue) {
+      healthDue = false;
+      const { rows, cleared } = healthDelta(changes.endpoints, core.health);
+      if (rows.length > 0 || cleared.length > 0) w.healthDelta(rows, cleared);
+      return;
+    }
+    if (wait > 0) {
+      // a whole-table copy is not due yet: what changed meanwhile goes into it
+      tableDue = true;
+      setTimeout(flushHealth, wait);
+      return;
+    }
     healthDue = false;
+    tableDue = false;
     const t0 = performance.now();
-    state.workers?.health(healthTable(state.answerer.index(), core.health));
-    // The table is O(endpoints): with tens of thousands of members flipping (a large import's
-    // first probes) a copy every turn would take the whole thread. At most a tenth of it goes to
-    // copies: after a copy that took t ms, the next waits 9·t ms (nothing for small tables).
+    w.health(healthTable(state.answerer.index(), core.health));
+    // The table is O(endpoints): with tens of thousands of members and cluster liveness flapping,
+    // a copy every turn would take the whole thread. At most a tenth of it goes to copies: after a
+    // copy that took t ms, the next waits 9·t ms (nothing for small tables).
     const took = performance.now() - t0;
     nextCopy = took >= 1 ? performance.now() + 9 * took : 0;
   };
   const scheduleHealth = () => {
     if (healthDue || !state.workers) return;
     healthDue = true;
-    const wait = nextCopy - performance.now();
-    if (wait > 0) setTimeout(flushHealth, wait);
-    else setImmediate(flushHealth);
+    setImmediate(flushHealth);
+  };
+  const scheduleTable = () => {
+    tableDue = true;
+    scheduleHealth();
   };
   core.health.onChange = scheduleHealth;
   core.closers.push(() => { core.health.onChange = undefined; });
@@ -144,13 +168,13 @@ function feedWorkers(core: Core, state: DnsState): void {
       if (staged?.plan === plan) {
         w.commit(staged.stage);
         staged = undefined;
-        scheduleHealth();
+        scheduleTable();
         return;
       }
       const muts = dnsMutations(planMutations(plan));
       if (muts.length === 0) return;
       w.apply(muts, next.revision, state.serial.current);
-      scheduleHealth();
+      scheduleTable();
     },
   }));
   let samples: RumSample[] = [];

@@ -14,7 +14,7 @@ import { DnsMetrics } from './metrics.js';
 import { tsigKeyring } from './tsig.js';
 import { createDnssec } from './dnssec-setup.js';
 import { batchedUdp } from './udp-batched.js';
-import { loadHealthTable, type FromWorker, type LogLine, type ToWorker, type WorkerInit } from './worker-protocol.js';
+import { loadHealthDelta, loadHealthTable, type FromWorker, type LogLine, type ToWorker, type WorkerInit } from './worker-protocol.js';
 
 /**
  * A DNS worker thread (docs/dns.md "Workers"): one batched UDP socket that joins the main thread's
@@ -157,6 +157,9 @@ async function run(): Promise<void> {
         break;
       case 'health':
         loadHealthTable(health, m.rows);
+        break;
+      case 'health-delta':
+        loadHealthDelta(health, m.rows, m.cleared);
         break;
       case 'rum':
         for (const [key, ip, ms, at] of m.samples) rum.add(key, ip, ms, at);

@@ -53,6 +53,7 @@ export type ToWorker =
   | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }
   | { t: 'health'; rows: HealthRow[] }
+  | { t: 'health-delta'; rows: HealthRow[]; cleared: [poolId: string, ip: string][] }
   | { t: 'rum'; samples: RumSample[] }
   | { t: 'reply'; id: number; reply: Uint8Array | null }
   | { t: 'stop' };
@@ -67,6 +68,14 @@ export type FromWorker =
   | { t: 'ack'; gen: number }
   | { t: 'log'; lines: LogLine[] }
   | { t: 'forward'; id: number; req: Uint8Array; src: string };
+
+/** One endpoint's verdict; undefined when it has no entry and the policy accepts it (the optimistic start). */
+function verdictRow(pool: string, ip: string, health: HealthView): HealthRow | undefined {
+  const e = health.get(pool, ip);
+  const ok = health.isHealthy(pool, ip);
+  if (!e && ok) return undefined;
+  return [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0];
+}
 
 /**
  * The health verdicts a worker needs: every endpoint of every served plan that has an entry or
@@ -88,17 +97,38 @@ export function healthTable(ix: ZoneIndex, health: HealthView): HealthRow[] {
       const key = `${pool}\u0000${m.ip}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const e = health.get(pool, m.ip);
-      const ok = health.isHealthy(pool, m.ip);
-      if (!e && ok) continue;
-      out.push([pool, m.ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0]);
+      const row = verdictRow(pool, m.ip, health);
+      if (row) out.push(row);
     }
   }
   return out;
 }
 
+/**
+ * The verdicts of the endpoints named in `changed` (HealthView.takeChanges), for a worker whose
+ * view already holds the earlier ones: a row for each endpoint with an entry or that the policy
+ * rejects, and in `cleared` the ones with neither (healthy by the optimistic start: the worker
+ * drops its entry). O(changed endpoints).
+ */
+export function healthDelta(changed: readonly [string, string][], health: HealthView): { rows: HealthRow[]; cleared: [string, string][] } {
+  const rows: HealthRow[] = [];
+  const cleared: [string, string][] = [];
+  for (const [pool, ip] of changed) {
+    const row = verdictRow(pool, ip, health);
+    if (row) rows.push(row);
+    else cleared.push([pool, ip]);
+  }
+  return { rows, cleared };
+}
+
+/** Applies a {@link healthDelta} to a worker's health view (in one turn). */
+export function loadHealthDelta(view: HealthView, rows: readonly HealthRow[], cleared: readonly [string, string][]): void {
+  for (const [pool, ip] of cleared) view.delete(pool, ip);
+  for (const [pool, ip, healthy, score, rttMs, lastChecked] of rows) view.set(pool, ip, { healthy, score, rttMs, lastChecked, node: '' });
+}
+
 /** Replaces everything in a worker's health view with `rows` (in one turn: no query sees half). */
 export function loadHealthTable(view: HealthView, rows: readonly HealthRow[]): void {
   for (const pool of [...view.pools()].map(([p]) => p)) view.delete(pool);
-  for (const [pool, ip, healthy, score, rttMs, lastChecked] of rows) view.set(pool, ip, { healthy, score, rttMs, lastChecked, node: '' });
+  loadHealthDelta(view, rows, []);
 }

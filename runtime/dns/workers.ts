@@ -137,6 +137,9 @@ export class DnsWorkers {
   /** Replaces every worker's health view. */
   health(rows: HealthRow[]): void { this.broadcast({ t: 'health', rows }); }
 
+  /** Sends every worker the verdicts of changed endpoints (worker-protocol.ts healthDelta). */
+  healthDelta(rows: HealthRow[], cleared: [string, string][]): void { this.broadcast({ t: 'health-delta', rows, cleared }); }
+
   /** Posts the provenance of a newly applied revision (the CHAOS version answer) to every worker. */
   version(version: Buffer): void { this.broadcast({ t: 'version', version }); }
 

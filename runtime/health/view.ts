@@ -14,11 +14,6 @@ export interface HealthEntry {
 }
 
 /**
- * The in-memory health view that the DNS answer path reads: pool id → IP → entry. An endpoint with
- * no entry is healthy (optimistic start, §3). `version` increases on every change so readers can
- * cache derived data.
- */
-/**
  * Decides whether DNS treats an endpoint as healthy from the local entry (undefined when this node
  * has not probed it). The cluster part installs the policies of gslb-config-auth.md §2
  * (`prefer-local`, `local-only`, `global-any-healthy`, `global-quorum`).
@@ -28,22 +23,67 @@ export type HealthPolicy = (poolId: string, ip: string, local: HealthEntry | und
 /** Default policy: the local result; an endpoint never probed is healthy (optimistic start). */
 export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined || local.healthy;
 
+/**
+ * What changed in a view since the last {@link HealthView.takeChanges}: the endpoints (pool id,
+ * address) whose verdict may differ, or `all` when a change may touch any endpoint (a policy
+ * input such as cluster liveness, or a whole pool removed).
+ */
+export interface HealthChanges { all: boolean; endpoints: [poolId: string, ip: string][] }
+
+/**
+ * The in-memory health view that the DNS answer path reads: pool id → IP → entry. An endpoint with
+ * no entry is healthy (optimistic start, §3). `version` increases on every change so readers can
+ * cache derived data.
+ */
 export class HealthView {
   private readonly byPool = new Map<string, Map<string, HealthEntry>>();
+  /** the key of every entry object, for `update` (which is handed the entry, not its key) */
+  private readonly keyOf = new WeakMap<HealthEntry, [string, string]>();
   private v = 0;
   private objects = 0;
+  /** changes are recorded once {@link trackChanges} was called */
+  private tracking = false;
+  private changedAll = false;
+  private readonly changed = new Map<string, [string, string]>();
   policy: HealthPolicy = localPolicy;
   /**
-   * Told after every change of `version` (the DNS part copies the view to its worker threads,
-   * coalesced per event-loop turn). Must not throw.
+   * Told after every change of `version` (the DNS part sends the changed verdicts to its worker
+   * threads, coalesced per event-loop turn). Must not throw.
    */
   onChange: (() => void) | undefined;
 
-  /** Increases on every change an answer may depend on (also bumped by the cluster part when peers' reports or liveness change). */
+  /**
+   * Increases on every change an answer may depend on. Setting it (the cluster part, when peers'
+   * liveness changes) counts as a change of every endpoint; {@link touch} names one.
+   */
   get version(): number { return this.v; }
   set version(n: number) {
+    this.changedAll = true;
     this.v = n;
     this.onChange?.();
+  }
+
+  private bump(poolId: string, ip: string): void {
+    if (this.tracking && !this.changedAll) this.changed.set(`${poolId}\u0000${ip}`, [poolId, ip]);
+    this.v++;
+    this.onChange?.();
+  }
+
+  /** A change of one endpoint's verdict from outside its entry (a peer's report in a cluster). */
+  touch(poolId: string, ip: string): void { this.bump(poolId, ip); }
+
+  /** Starts recording changes for {@link takeChanges} (the first call reports `all`). */
+  trackChanges(): void {
+    this.tracking = true;
+    this.changedAll = true;
+  }
+
+  /** The changes since the previous call (docs/dns.md "Workers": what the DNS worker threads are sent). */
+  takeChanges(): HealthChanges {
+    const out: HealthChanges = { all: this.changedAll, endpoints: this.changedAll ? [] : [...this.changed.values()] };
+    this.changedAll = false;
+    this.changed.clear();
+    return out;
   }
 
   /**
@@ -67,8 +107,9 @@ export class HealthView {
     let m = this.byPool.get(poolId);
     if (!m) this.byPool.set(poolId, (m = new Map()));
     m.set(ip, e);
+    this.keyOf.set(e, [poolId, ip]);
     this.objects++;
-    this.version++;
+    this.bump(poolId, ip);
   }
   /**
    * Records a probe's outcome into the endpoint's entry, in place (no allocation per probe; an
@@ -85,8 +126,9 @@ export class HealthView {
     if (!e) {
       const created = { healthy, score, lastChecked, rttMs: Math.max(0, rttMs), node };
       m.set(ip, created);
+      this.keyOf.set(created, [poolId, ip]);
       this.objects++;
-      this.version++;
+      this.bump(poolId, ip);
       return created;
     }
     this.update(e, healthy, score, lastChecked, rttMs, node);
@@ -104,13 +146,20 @@ export class HealthView {
     e.lastChecked = lastChecked;
     if (rttMs >= 0) e.rttMs = rttMs;
     e.node = node;
-    if (changed) this.version++;
+    if (!changed) return;
+    const key = this.keyOf.get(e);
+    if (key) this.bump(key[0], key[1]);
+    else this.version++;
   }
   delete(poolId: string, ip?: string): void {
-    if (ip === undefined) this.byPool.delete(poolId);
-    else this.byPool.get(poolId)?.delete(ip);
     this.objects++;
-    this.version++;
+    if (ip === undefined) {
+      this.byPool.delete(poolId);
+      this.version++;
+      return;
+    }
+    this.byPool.get(poolId)?.delete(ip);
+    this.bump(poolId, ip);
   }
   /** Entries of one pool (IP → entry). */
   pool(poolId: string): ReadonlyMap<string, HealthEntry> {
