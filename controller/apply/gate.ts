@@ -35,7 +35,10 @@ export class WriteGate {
 
   /** Takes the gate, waiting for the holder before; resolves with the hold (release it also when the work fails). */
   async acquire(): Promise<GateHold> {
-    await this.waitFree();
+    // The check and the take happen in one continuation: several waiters woken by one release
+    // each see the gate taken by the first of them and wait again (awaiting `waitFree()` here
+    // would let them all resume after the check and take it together).
+    while (this.held) await this.held.freed;
     let free!: () => void;
     const freed = new Promise<void>((r) => { free = r; });
     let done = false;
