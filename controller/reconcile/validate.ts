@@ -28,11 +28,12 @@ export interface Validated { desired: DesiredRow[] | PlanJob; cases: RoutingCase
  * problem. A commit that validates is remembered as `r.loaded` (with its verdict), so later polls
  * of the same head skip verify, load and validate; the check against the actual rows runs every
  * time. With the offload worker the checks run there and this step waits for them. Returns the
- * desired rows and the routing test cases. Errors: stalled ManifestsInvalid.
+ * desired rows and the routing test cases. Without `verified` (a rollback to a revision verified
+ * when it was first applied) nothing is remembered. Errors: stalled ManifestsInvalid.
  */
-export async function validateStep(r: Reconciler, sha: string, verified: Verified, loaded: Loaded): Promise<Validated> {
+export async function validateStep(r: Reconciler, sha: string, verified: Verified | undefined, loaded: Loaded): Promise<Validated> {
   const remember = (v: { desired: DesiredRow[] | undefined; cases: RoutingCase[] }) => {
-    r.loaded = { sha, stamp: r.keyringStamp(), commit: verified.commit, signer: verified.signer, ...v };
+    if (verified) r.loaded = { sha, stamp: r.keyringStamp(), commit: verified.commit, signer: verified.signer, ...v };
   };
   if ('job' in loaded) {
     const out = await loaded.job.validated.promise.catch((err: unknown) => { throw offloadError(err); });

@@ -1,15 +1,17 @@
 import type { Reconciler } from '../reconcile.js';
-import { DEFAULT_TENANT } from '../../runtime/model/types.js';
-import { readManifestFiles } from '../source/git-source.js';
-import { loadManifests } from '../load/index.js';
-import { parseCacheKey } from '../load/manifest.js';
-import { checkAgainstActual, sortProblems, validateManifests } from '../validate/validate.js';
-import { validationEnv } from '../validate/names.js';
-import { planChanges } from '../plan/plan.js';
-import type { DesiredRow, Plan } from '../plan/types.js';
+import { GslbError } from '../../runtime/errors.js';
+import { ReconcileError } from '../errors.js';
+import type { Plan } from '../plan/types.js';
+import { loadStep } from '../reconcile/load.js';
+import { planStep } from '../reconcile/plan.js';
 import type { Trace } from '../reconcile/run.js';
+import { validateStep } from '../reconcile/validate.js';
 import { rolledBackMessage, reportRollback } from './report.js';
 import type { PendingRollback } from './state.js';
+
+/** A conflict that planning again resolves: the snapshot moved on (409) or kept moving while the worker planned. */
+const isConflict = (err: unknown) => (err instanceof GslbError && err.code === 'API_CONFLICT')
+  || (err instanceof ReconcileError && err.reason === 'ApplyConflict');
 
 /** A rollback that was applied: the good revision `sha` re-applied in place of `from`. */
 export interface RolledBack {
@@ -24,31 +26,14 @@ export interface RolledBack {
 }
 
 /**
- * The desired rows of commit `sha` read from the local clone: every manifest under pathPrefix,
- * validated as the validate step does, and checked against the actual rows. The signature is not
- * verified again: the commit was verified when it was first applied. Errors: whatever reading the
- * tree throws; an Error listing the problems when the manifests do not validate now.
- */
-async function desiredAt(r: Reconciler, sha: string): Promise<DesiredRow[]> {
-  const g = r.core.config.gitops;
-  const files = await readManifestFiles(r.source.gitdir, sha, g.pathPrefix, (p, oid) => r.parseCache.has(parseCacheKey(p, oid)));
-  const { manifests, problems } = loadManifests(files, r.parseCache);
-  const env = validationEnv(r.core.config, r.core.env);
-  const out = validateManifests(manifests, env);
-  const all = sortProblems([...problems, ...out.problems]);
-  if (all.length === 0) all.push(...checkAgainstActual(out.desired, r.core.holder.current, env));
-  if (all.length) throw new Error(`the manifests of ${sha.slice(0, 12)} do not validate now: ${all[0]}${all.length > 1 ? ` (and ${all.length - 1} more)` : ''}`);
-  return out.desired;
-}
-
-/**
  * The rollback step (docs/gitops.md "Automatic rollback"), run by the loop before the usual steps
- * when the guard has a pending rollback: re-applies the last good revision through `core.apply` with
- * force (a rollback is not held back by the safety thresholds, the traffic budget or the routing
+ * when the guard has a pending rollback: re-applies the last good revision through the reconcile's
+ * load, validate and plan steps and `core.applySliced`, with force (a rollback is not held back by the safety thresholds, the traffic budget or the routing
  * tests) and meta trigger `rollback`; the bad revision is pinned out. Returns the rollback, or
  * undefined when there is none to run, it no longer applies (not the git leader any more, or another
- * revision applied since: dropped), or it failed (recorded, logged and alerted as RollbackFailed;
- * the bad revision stays applied). The usual steps then run.
+ * revision applied since: dropped), it met a conflict (kept pending: planned again on the next
+ * pass), or it failed (recorded, logged and alerted as RollbackFailed; the bad revision stays
+ * applied). The usual steps then run.
  */
 export async function rollbackStep(r: Reconciler, trace: Trace): Promise<RolledBack | undefined> {
   const guard = r.rollback;
@@ -62,11 +47,12 @@ export async function rollbackStep(r: Reconciler, trace: Trace): Promise<RolledB
   let plan: Plan;
   let signer: string | null;
   try {
-    const desired = await desiredAt(r, p.to);
-    plan = planChanges({
-      desired, actual: r.core.holder.current, revision: p.to, newId: () => r.core.newId(),
-      tenantId: DEFAULT_TENANT, safety: r.core.config.gitops.safety,
-    });
+    // The revision's manifests read from the local clone and planned as a reconcile does them (in
+    // the offload worker when there is one), then applied in slices under the write gate: a
+    // rollback of a large repo keeps DNS answering. The signature is not verified again: the
+    // commit was verified when it was first applied.
+    const { desired } = await validateStep(r, p.to, undefined, await loadStep(r, p.to));
+    plan = (await planStep(r, p.to, desired)).plan;
     trace.plan = plan;
     // the commit's own facts as recorded when it was first applied; the plan id is this plan's
     const { planId: _old, ...recorded } = r.store.revisionMeta(p.to) ?? {};
@@ -75,9 +61,13 @@ export async function rollbackStep(r: Reconciler, trace: Trace): Promise<RolledB
       ...recorded, sha: p.to, trigger: 'rollback', forced: !plan.safety.safe, drift: false,
       rolledBackFrom: p.from, rollbackReason: p.reason, branch: r.core.config.gitops.branch,
     };
-    // planned and applied in one turn of the event loop: nothing can move the snapshot in between
-    r.core.apply(plan, { force: true, meta, recordEmpty: true });
+    await r.core.applySliced(plan, { force: true, meta, recordEmpty: true, held: r.gateHold });
   } catch (err) {
+    if (isConflict(err)) {
+      // the state moved on between the plan and the apply (a REST write): planned again on the next pass
+      trace.log.warn({ err, breach: p.reason }, 'rollback deferred: the state changed while it was planned');
+      return undefined;
+    }
     const message = `rollback of ${p.from.slice(0, 12)} to ${p.to.slice(0, 12)} failed; the revision stays applied: ${(err as Error).message}`;
     trace.log.error({ err, breach: p.reason }, 'rollback failed');
     const rec = guard.failed(p, message, r.now());
