@@ -17,6 +17,8 @@ function rcodeIndex(rcode: number): number {
   if (rcode === -1) return 8;
   return 9;
 }
+const DROPPED_I = rcodeIndex(-1);
+const SERVFAIL_I = rcodeIndex(2);
 
 /**
  * Counters of the TCP listener's limits (docs/dns.md "TCP limits"), plain numbers the transport
@@ -146,18 +148,18 @@ export class DnsMetrics {
     let servfail = 0;
     for (let ti = 0; ti < TYPES.length; ti++) {
       for (let ri = 0; ri < RCODES.length; ri++) {
-        if (ri === 8) continue; // dropped
+        if (ri === DROPPED_I) continue;
         const v = this.total(ti * RCODES.length + ri);
         queries += v;
-        if (ri === 2) servfail += v;
+        if (ri === SERVFAIL_I) servfail += v;
       }
     }
     return { queries, servfail };
   }
 
-  /** Queries each answerer counted: index 0 is the main thread, 1… the worker threads. */
+  /** Queries each answerer counted (answered or dropped): index 0 is the main thread, 1… the worker threads. */
   perWorker(): number[] {
-    return [this.cells, ...this.workers].map((c) => c[COUNT_AT]!);
+    return [this.cells, ...this.workers].map((c) => { let n = 0; for (let i = 0; i < COUNTS; i++) n += c[i]!; return n; });
   }
 
   /** Registers the query metrics and the TCP limit metrics on the registry; values are read at scrape time. */

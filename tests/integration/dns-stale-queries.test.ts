@@ -46,6 +46,13 @@ async function droppedA(d: TestDaemon): Promise<number> {
   return Number(v?.value ?? 0);
 }
 
+/** `gslbd_dns_query_duration_seconds_count`: the queries answered and timed. */
+async function timed(d: TestDaemon): Promise<number> {
+  const m = (await d.core.metrics.getMetricsAsJSON()).find((x) => x.name === 'gslbd_dns_query_duration_seconds');
+  const v = (m?.values ?? []).find((x) => (x as { metricName?: string }).metricName === 'gslbd_dns_query_duration_seconds_count');
+  return Number(v?.value ?? 0);
+}
+
 /** Busy-waits: nothing else runs on this thread meanwhile, the DNS socket included. */
 function block(ms: number): { from: number; to: number } {
   const from = Date.now();
@@ -64,6 +71,7 @@ for (const row of [
       assert.equal(d.ports.dnsUdpPath, 'batched');
       await makeService(d, { name: 'web', domain: 'www.stale.test.', ttl: 60 }, [{ ipAddress: '192.0.2.1' }]);
       const before = await droppedA(d);
+      const timedBefore = await timed(d);
       const run = sender(d.ports.dnsPort as number, 20, 3000);
       // let the sender get going and be answered, then stop this thread for 1.5 s
       await new Promise((r) => setTimeout(r, 700));
@@ -84,6 +92,8 @@ for (const row of [
       } else {
         assert.ok(old.every((q) => !q.answered), 'queries that waited longer than dns.maxQueryAge get no answer');
         assert.equal(dropped, lost.length, 'every unanswered query is counted as dropped');
+        const answered = queries.length - lost.length;
+        assert.equal((await timed(d)) - timedBefore, answered, 'the duration histogram holds the answered queries only, not the dropped ones');
       }
     } finally {
       await d.stop();
