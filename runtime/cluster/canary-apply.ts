@@ -1,12 +1,11 @@
 import type { Core } from '../app.js';
 import type { Plan } from '../../controller/plan/types.js';
-import { applyConfigMessage, type ConfigApplyResult } from './config-apply.js';
+import { applyConfigMessage, retrying, type ConfigApplyResult } from './config-apply.js';
 import { decisionKey, type CanaryDecision } from './canary-msg.js';
 import type { GateStep } from './canary-gate.js';
 import type { CanaryStore } from './canary-store.js';
 import type { ConfigLedger } from './ledger.js';
 import { undoPlan } from './canary-undo.js';
-import { sleep } from './nats-link.js';
 
 /** What running the gate's steps needs. */
 export interface GateStepDeps {
@@ -23,20 +22,6 @@ const emptyPlan = (revision: string, baseVersion: number): Plan => ({
   revision, origin: 'git', baseVersion, changes: [], counts: { create: 0, update: 0, delete: 0 },
   safety: { safe: true, existing: 0, updates: 0, deletes: 0, maxChangePercent: 100, minExisting: 0 },
 });
-
-/** Retries `fn` with backoff until `timeoutMs`; then says why (the consumer stalls, never skips). */
-async function retrying(timeoutMs: number, what: string, fn: () => void): Promise<ConfigApplyResult> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fn();
-      return { applied: true };
-    } catch (err) {
-      if (Date.now() + 100 > deadline) return { applied: false, reason: `${what}: ${(err as Error).message}`, err };
-      await sleep(Math.min(100 * 2 ** attempt, 1_000));
-    }
-  }
-}
 
 /**
  * Runs one gate step (canary-gate.ts) and returns whether it went through (docs/cluster.md
@@ -87,7 +72,7 @@ async function decide(deps: GateStepDeps, seq: number, d: CanaryDecision): Promi
   let settled = false;
   const r = await retrying(deps.timeoutMs, `seq ${seq} ${key}`, () => {
     const rec = store.get(d.revision);
-    const applied = rec?.phase === 'baking' && d.verdict === 'abort' ? rec.appliedPlan : undefined;
+    const applied = rec?.phase === 'baking' && d.verdict === 'abort' ? store.appliedPlanOf(d.revision) : undefined;
     const prev = rec?.spec.previous;
     const undo = applied && prev && applied.changes.length > 0 ? undoPlan(applied, core.holder.current, prev.revision, 'git') : undefined;
     const record = () => {

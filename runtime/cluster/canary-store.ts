@@ -12,8 +12,7 @@ export interface CanaryRecord {
   seq: number;
   spec: CanarySpec;
   originNode: string;
-  /** on a canary node: the plan as applied here (rebased), which an abort takes back */
-  appliedPlan: Plan | undefined;
+  /** on a canary node: when the plan was applied here (its plan, which an abort takes back: `appliedPlanOf`) */
   appliedAt: number | undefined;
   phase: CanaryPhase;
   decision: CanaryDecision | undefined;
@@ -21,13 +20,15 @@ export interface CanaryRecord {
 }
 
 interface RawRecord {
-  revision: string; seq: number; spec: string; origin_node: string; applied_plan: string | null; applied_at: number | null;
+  revision: string; seq: number; spec: string; origin_node: string; applied_at: number | null;
   phase: CanaryPhase; decision: string | null; decided_at: number | null;
 }
 
+/** Every column but `applied_plan` (a whole plan: read only when an abort takes it back). */
+const COLUMNS = 'revision, seq, spec, origin_node, applied_at, phase, decision, decided_at';
+
 const fromRaw = (r: RawRecord): CanaryRecord => ({
-  revision: r.revision, seq: r.seq, spec: JSON.parse(r.spec) as CanarySpec, originNode: r.origin_node,
-  appliedPlan: r.applied_plan ? (JSON.parse(r.applied_plan) as Plan) : undefined, appliedAt: r.applied_at ?? undefined,
+  revision: r.revision, seq: r.seq, spec: JSON.parse(r.spec) as CanarySpec, originNode: r.origin_node, appliedAt: r.applied_at ?? undefined,
   phase: r.phase, decision: r.decision ? (JSON.parse(r.decision) as CanaryDecision) : undefined, decidedAt: r.decided_at ?? undefined,
 });
 
@@ -60,19 +61,25 @@ export class CanaryStore {
 
   /** One revision's record, or undefined. */
   get(revision: string): CanaryRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM cluster_canary WHERE revision = ?').get(revision) as RawRecord | undefined;
+    const r = this.db.prepare(`SELECT ${COLUMNS} FROM cluster_canary WHERE revision = ?`).get(revision) as RawRecord | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
   /** The latest canary revision (by stream sequence), baking or decided, or undefined. */
   latest(): CanaryRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM cluster_canary ORDER BY seq DESC LIMIT 1').get() as RawRecord | undefined;
+    const r = this.db.prepare(`SELECT ${COLUMNS} FROM cluster_canary ORDER BY seq DESC LIMIT 1`).get() as RawRecord | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
   /** The baking revision with the highest sequence, or undefined. */
   baking(): CanaryRecord | undefined {
-    const r = this.db.prepare("SELECT * FROM cluster_canary WHERE phase = 'baking' ORDER BY seq DESC LIMIT 1").get() as RawRecord | undefined;
+    const r = this.db.prepare(`SELECT ${COLUMNS} FROM cluster_canary WHERE phase = 'baking' ORDER BY seq DESC LIMIT 1`).get() as RawRecord | undefined;
     return r ? fromRaw(r) : undefined;
+  }
+
+  /** The plan this canary node applied for `revision` (what an abort takes back), or undefined. */
+  appliedPlanOf(revision: string): Plan | undefined {
+    const r = this.db.prepare('SELECT applied_plan FROM cluster_canary WHERE revision = ?').get(revision) as { applied_plan: string | null } | undefined;
+    return r?.applied_plan ? (JSON.parse(r.applied_plan) as Plan) : undefined;
   }
 }

@@ -93,7 +93,7 @@ for (const verdict of ['abort', 'promote'] as const) {
     assert.equal(getRow(b.holder.current, 'pool', 'pool:rest'), undefined, 'the REST plan waits behind the held canary plan');
     assert.equal(b.ledger.lastSeq(), 1);
     assert.equal(b.canaries.get('c1')?.phase, 'baking');
-    assert.equal(a.canaries.get('c1')?.appliedPlan?.changes.length, c1.changes.length);
+    assert.equal(a.canaries.appliedPlanOf('c1')?.changes.length, c1.changes.length);
 
     await a.feed(stream.slice(3));
     await b.feed(stream.slice(3));
