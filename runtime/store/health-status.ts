@@ -12,6 +12,7 @@ export class HealthStatusStore {
   private readonly upsert;
   private readonly delPool;
   private readonly delOne;
+  /** the values as written (a caller's entry object may change after `write`: it is not kept) */
   private pending = new Map<string, [string, string, HealthEntry]>();
   private scheduled = false;
 
@@ -36,9 +37,9 @@ export class HealthStatusStore {
     }));
   }
 
-  /** Queues an entry; it is committed at the end of this turn of the event loop (with the turn's others). */
+  /** Queues a copy of an entry; it is committed at the end of this turn of the event loop (with the turn's others). */
   write(poolId: string, ipAddress: string, e: HealthEntry): void {
-    this.pending.set(`${poolId}\u0000${ipAddress}`, [poolId, ipAddress, e]);
+    this.pending.set(`${poolId}\u0000${ipAddress}`, [poolId, ipAddress, { healthy: e.healthy, score: e.score, lastChecked: e.lastChecked, rttMs: e.rttMs, node: e.node }]);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => { this.flush(); });

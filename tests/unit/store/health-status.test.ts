@@ -17,6 +17,13 @@ test('health status: a turn’s writes commit together at its end; reads and rem
   await new Promise((r) => setImmediate(r));
   assert.equal(stored().length, 500);
   assert.deepEqual(stored()[1], { pool_id: 'p', ip_address: '10.0.0.1', healthy: 1, last_checked: 2 });
+  // what is written is the entry at the time of the write, not what the caller's object holds later
+  const live = entry(false, 7);
+  store.write('p', '10.0.0.5', live);
+  live.healthy = true;
+  live.lastChecked = 8;
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(db.prepare("SELECT healthy, last_checked FROM health_status WHERE ip_address = '10.0.0.5'").get(), { healthy: 0, last_checked: 7 });
   // loadAll and remove commit what is queued first
   store.write('q', '10.9.0.1', entry(true, 3));
   assert.equal(store.loadAll().filter((e) => e.poolId === 'q').length, 1);
