@@ -1,7 +1,7 @@
 import type { Plan } from '../plan/types.js';
-import { SnapshotBuilder, type RowMutation, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { SnapshotBuilder, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
-import { applyPlan, checkApplicable, revisionMeta, type ApplyContext, type ApplyOptions } from './apply.js';
+import { applyPlan, changeMutation, checkApplicable, revisionMeta, type ApplyContext, type ApplyOptions } from './apply.js';
 import { changeEvent } from './events.js';
 import type { WriteGate } from './gate.js';
 import { nextProvenance } from './provenance.js';
@@ -29,9 +29,6 @@ export interface SlicedApplyContext extends ApplyContext {
   /** rows below which the plan is applied in one turn (default SLICED_MIN_CHANGES) */
   minChanges?: number;
 }
-
-/** The row mutation of a change (as `planMutations`, one at a time). */
-const mutationOf = (c: Plan['changes'][number]): RowMutation => (c.op === 'delete' ? { op: 'delete', kind: c.kind, id: c.id } : { op: 'put', row: c.after! });
 
 /**
  * The one write path for a large plan (docs/architecture.md "Large applies"): the same result,
@@ -75,7 +72,7 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
   const now = (ctx.now ?? Date.now)();
   const builder = new SnapshotBuilder(prev);
   for (let i = 0; i < changes.length; i++) {
-    builder.apply(mutationOf(changes[i]!));
+    builder.apply(changeMutation(changes[i]!));
     if ((i & 63) === 63) await slicer.maybePause();
   }
   const next = builder.build(plan.revision, now);

@@ -87,9 +87,12 @@ export function revisionMeta(plan: Plan, opts: ApplyOptions): Record<string, unk
   return { ...opts.meta, planId: given ?? planId(plan) };
 }
 
+/** The row mutation of one plan change. */
+export const changeMutation = (c: Plan['changes'][number]): RowMutation => (c.op === 'delete' ? { op: 'delete', kind: c.kind, id: c.id } : { op: 'put', row: c.after! });
+
 /** Converts plan changes to row mutations. */
 export function planMutations(plan: Plan): RowMutation[] {
-  return plan.changes.map((c) => (c.op === 'delete' ? { op: 'delete', kind: c.kind, id: c.id } : { op: 'put', row: c.after! }));
+  return plan.changes.map(changeMutation);
 }
 
 /**

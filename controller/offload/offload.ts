@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../../runtime/worker-thread.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { Row } from '../../runtime/model/types.js';
 import type { RoutingCase } from '../load/index.js';
@@ -28,10 +29,6 @@ export class OffloadError extends Error {
   }
 }
 
-// The worker entry is JavaScript once built. Under tsx (tests, benchmarks) it is TypeScript, and a
-// worker thread on Node 20 does not get the loader hooks of `--import tsx`: a small bootstrap
-// registers them in the thread first (as runtime/dns/workers.ts does).
-const FROM_TS = import.meta.url.endsWith('.ts');
 /** A daemon profiled with --cpu-prof profiles this thread too (the other flags are the main thread's). */
 function profileFlags(argv: readonly string[]): string[] {
   const out: string[] = [];
@@ -45,12 +42,7 @@ function profileFlags(argv: readonly string[]): string[] {
   return out;
 }
 const PROFILE_FLAGS = profileFlags(process.execArgv);
-function newWorker(init: OffloadInit): Worker {
-  if (!FROM_TS) return new Worker(new URL('./worker-main.js', import.meta.url), { workerData: init, name: 'gslbd-offload', execArgv: PROFILE_FLAGS });
-  const entry = new URL('./worker-main.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`,
-    { eval: true, workerData: init, name: 'gslbd-offload', execArgv: PROFILE_FLAGS });
-}
+const newWorker = (init: OffloadInit): Worker => startWorkerThread(import.meta.url, './worker-main', { workerData: init, name: 'gslbd-offload', execArgv: PROFILE_FLAGS });
 
 interface Deferred<T> { promise: Promise<T>; resolve: (v: T) => void; reject: (e: Error) => void }
 function deferred<T>(): Deferred<T> {

@@ -23,22 +23,29 @@ export async function applyConfigMessage(
 ): Promise<ConfigApplyResult> {
   const { core, ledger } = deps;
   if (ledger.seqOf(msg.plan.revision) !== undefined) return { applied: true };
-  const deadline = Date.now() + deps.timeoutMs;
   // the provenance of the origin's plan: its id (the rebased plan may differ) and the commit's signer
   const provenance = { planId: planId(msg.plan), ...(typeof msg.signer === 'string' ? { signer: msg.signer } : {}) };
+  return retrying(deps.timeoutMs, `seq ${seq} revision ${msg.plan.revision}`, () => {
+    const rebased = rebasePlan(msg.plan, core.holder.current);
+    core.apply(rebased, {
+      force: true, fromStream: true, meta: { ...msg.meta, cluster: { seq, node: msg.node }, ...provenance },
+      inTransaction: () => {
+        ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now());
+        alsoInTransaction?.(rebased);
+      },
+    });
+  });
+}
+
+/** Retries `fn` with backoff (100 ms doubling, at most 1 s apart) until `timeoutMs`; then says why (the consumer stalls, never skips). */
+export async function retrying(timeoutMs: number, what: string, fn: () => void): Promise<ConfigApplyResult> {
+  const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      const rebased = rebasePlan(msg.plan, core.holder.current);
-      core.apply(rebased, {
-        force: true, fromStream: true, meta: { ...msg.meta, cluster: { seq, node: msg.node }, ...provenance },
-        inTransaction: () => {
-          ledger.recordApplied(seq, msg.plan.revision, msg.node, rebased.changes.length, Date.now());
-          alsoInTransaction?.(rebased);
-        },
-      });
+      fn();
       return { applied: true };
     } catch (err) {
-      if (Date.now() + 100 > deadline) return { applied: false, reason: `seq ${seq} revision ${msg.plan.revision}: ${(err as Error).message}`, err };
+      if (Date.now() + 100 > deadline) return { applied: false, reason: `${what}: ${(err as Error).message}`, err };
       await sleep(Math.min(100 * 2 ** attempt, 1_000));
     }
   }

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../worker-thread.js';
 import type { Logger } from '../log/logger.js';
 import type { RowMutation } from '../snapshot/snapshot.js';
 import { DNS_METRICS_BYTES, type DnsMetrics } from './metrics.js';
@@ -19,16 +20,7 @@ export interface DnsWorkersOptions {
   settleTimeoutMs?: number;
 }
 
-// The worker entry is JavaScript once built. Under tsx (tests, benchmarks) it is TypeScript, and a
-// worker thread on Node 20 does not get the loader hooks of `--import tsx`: a small bootstrap
-// registers them in the thread first.
-const FROM_TS = import.meta.url.endsWith('.ts');
-function newWorker(init: WorkerInit, name: string): Worker {
-  if (!FROM_TS) return new Worker(new URL('./worker-main.js', import.meta.url), { workerData: init, name });
-  const entry = new URL('./worker-main.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`,
-    { eval: true, workerData: init, name, execArgv: [] });
-}
+const newWorker = (init: WorkerInit, name: string): Worker => startWorkerThread(import.meta.url, './worker-main', { workerData: init, name, execArgv: [] });
 
 /**
  * The DNS worker threads of one listener (docs/dns.md "Workers"). `start` spawns them with the
