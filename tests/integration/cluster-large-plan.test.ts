@@ -4,8 +4,9 @@
  * config sync. A git import of 400 members (one plan of several hundred KB) reaches the other
  * node through the object store, with a small reference message at its place in the stream;
  * the plan after it is not stuck behind it; DNS on the other node answers from it; a node
- * restarted with an empty database replays it; a missing object stalls the node at the reference
- * instead of skipping it, and the node resumes once the object is back.
+ * restarted with an empty database replays it; an object that is missing, or holds other bytes,
+ * stalls the node at the reference instead of being skipped, and the node resumes once the
+ * object is back.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -160,7 +161,7 @@ test('a node restarted with an empty database replays the stream, the referenced
   assert.equal(await rowsOf(b), want);
 });
 
-test('a missing plan object stalls the node at its reference, nothing after it is applied; it resumes once the object is back', async () => {
+test('a missing or corrupt plan object stalls the node at its reference, nothing after it is applied; it resumes once the object is back', async () => {
   await b.kill('SIGTERM');
   fx.repo.write('pools/big2.yaml', poolYaml('big2', ips(2, 400)));
   fx.repo.commit('400 more members', fx.ops);
@@ -190,6 +191,14 @@ test('a missing plan object stalls the node at its reference, nothing after it i
   assert.match(again.stalled ?? '', new RegExp(`seq ${ref.seq}`));
   assert.deepEqual(await poolNames(b), ['big', 'small-after'], 'neither the referenced plan nor the plan after it is applied');
   assert.ok(await metric(b, 'gslbd_state_config_apply_failures_total') >= 2, 'each attempt is counted');
+
+  // bytes of the right size under the right name, but not the plan's: refused by their digest
+  const corrupt = Uint8Array.from(bytes!);
+  corrupt[10] = corrupt[10] === 0x20 ? 0x09 : 0x20;
+  await os.putBlob({ name: ref.body.ref.name }, corrupt);
+  await waitFor('b refuses the corrupt object', async () => /has SHA-256 [0-9a-f]{64}, the reference says/.test((await clusterOf(b)).config.stalled ?? ''), 20_000, 50);
+  assert.equal((await clusterOf(b)).config.lastSeq, ref.seq - 1);
+  assert.deepEqual(await poolNames(b), ['big', 'small-after']);
 
   await os.putBlob({ name: ref.body.ref.name }, bytes);
   const last = msgs[msgs.length - 1]!.seq;
