@@ -104,18 +104,26 @@ export function isCanaryReport(v: unknown): v is CanaryReport {
   return typeof r === 'object' && r !== null && isStr(r.revision) && isNum(r.appliedAt) && isSignals(r.baseline) && isSignals(r.current);
 }
 
+/** The JSON of a config-stream message's bytes, or undefined when they are not JSON. */
+export function parseStreamJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Parses a config-stream message's bytes. Returns undefined for anything that is neither a plan
  * nor a decision (bad JSON, wrong shape, a canary plan whose spec is malformed): no node can use
  * it, so every node skips it alike.
  */
 export function parseStreamItem(seq: number, data: Uint8Array): StreamItem | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return undefined;
-  }
+  return streamItemOf(seq, parseStreamJson(data));
+}
+
+/** `parseStreamItem` of a message already parsed as JSON. */
+export function streamItemOf(seq: number, body: unknown): StreamItem | undefined {
   const b = body as { decision?: unknown; canary?: unknown } | null;
   if (typeof b === 'object' && b !== null && 'decision' in b) return isCanaryDecision(b.decision) ? { seq, decision: b.decision } : undefined;
   if (!isConfigMsg(body)) return undefined;

@@ -1,7 +1,7 @@
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
-import { parseStreamItem, decisionKey } from './canary-msg.js';
+import { parseStreamItem, parseStreamJson, streamItemOf, decisionKey, type StreamItem } from './canary-msg.js';
 import { admit, OPEN_GATE, type GateState, type GateStep } from './canary-gate.js';
 import { runGateStep } from './canary-apply.js';
 import type { CanaryStore } from './canary-store.js';
@@ -9,6 +9,8 @@ import type { ConfigLedger } from './ledger.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import { sleep, type NatsLink } from './nats-link.js';
+import { isRefShaped, parseRefMsg } from './plan-ref.js';
+import { fetchPlanObject } from './plan-store.js';
 
 /**
  * Where the consumer stands: the last applied sequence and revision, why it stalled, and the
@@ -33,8 +35,11 @@ export interface ConfigConsumer {
  * decisions are skipped by every node alike; each other message passes the canary gate
  * (canary-gate.ts), which applies it, holds it behind a canary plan, or releases what it held;
  * a step that cannot be run within `applyTimeoutMs` stops the consumer, which retries from the
- * same sequence after a pause (never skips). A watchdog replaces a consumer whose server died
- * (docs/cluster.md "Config sync"). Never throws.
+ * same sequence after a pause (never skips). A reference message (a plan too large for one
+ * message, docs/cluster.md "Large plans") is replaced by the plan it names, fetched from the object
+ * store and checked within `applyTimeoutMs`, at the reference's place in the stream; a fetch that
+ * fails stalls the consumer like an apply that fails. A watchdog replaces a consumer whose server
+ * died (docs/cluster.md "Config sync"). Never throws.
  */
 export function startConfigConsumer(deps: {
   core: Pick<Core, 'apply' | 'holder' | 'bus'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore;
@@ -80,6 +85,35 @@ export function startConfigConsumer(deps: {
     return true;
   };
 
+  /**
+   * The stream item of one message: its own body, or the plan its reference names. undefined: skip
+   * it (not a plan, or already applied); 'failed': the referenced plan could not be fetched, stall.
+   */
+  const readItem = async (m: JsMsg): Promise<StreamItem | undefined | 'failed'> => {
+    const body = parseStreamJson(m.data);
+    const ref = isRefShaped(body) ? parseRefMsg(body) : undefined;
+    if (!ref) {
+      const item = streamItemOf(m.seq, body);
+      // not a plan at all: no node can apply it, so every node skips it alike
+      if (!item) { log.error({ seq: m.seq }, 'config message that is not a plan skipped'); return undefined; }
+      return m.seq <= ledger.lastSeq() ? undefined : item;
+    }
+    if (m.seq <= ledger.lastSeq()) return undefined;
+    try {
+      const data = await fetchPlanObject(link, ref.ref, deps.applyTimeoutMs);
+      metrics.byReference.inc({ direction: 'received' });
+      const item = parseStreamItem(m.seq, data);
+      // the bytes are the ones published (size and digest checked): every node skips them alike
+      if (!item) log.error({ seq: m.seq, revision: ref.revision, object: ref.ref.name }, 'config plan object that is not a plan skipped');
+      return item;
+    } catch (err) {
+      st.stalled = `seq ${m.seq} revision ${ref.revision}: ${(err as Error).message}`;
+      metrics.applyFailures.inc();
+      log.error({ err, seq: m.seq, revision: ref.revision, bucket: ref.ref.bucket, object: ref.ref.name }, 'config plan object could not be fetched; retrying later from the same sequence');
+      return 'failed';
+    }
+  };
+
   // Watchdog: an ordered consumer lives on one server; when that server dies the client may take
   // a while to notice. Every 2 s: a consumer that is gone, or that has pending messages and made
   // no progress for 4 s, is replaced by a fresh one from the ledger.
@@ -114,10 +148,9 @@ export function startConfigConsumer(deps: {
           st.holding = undefined;
           for await (const m of messages as AsyncIterable<JsMsg>) {
             if (stopped) break;
-            const item = parseStreamItem(m.seq, m.data);
-            // not a plan at all: no node can apply it, so every node skips it alike
-            if (!item) { log.error({ seq: m.seq }, 'config message that is not a plan skipped'); continue; }
-            if (m.seq <= ledger.lastSeq()) continue;
+            const item = await readItem(m);
+            if (item === 'failed') { failed = true; break; }
+            if (!item) continue;
             const out = admit(gate, item, gateEnv);
             gate = out.state;
             const h = gate.holding;

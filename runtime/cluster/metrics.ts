@@ -10,6 +10,7 @@ export interface ClusterMetrics {
   liveNodes: Gauge;
   configSeq: Gauge<'peer'>;
   applyFailures: Counter;
+  byReference: Counter<'direction'>;
   canary: Counter<'result'>;
 }
 
@@ -28,6 +29,10 @@ export function createClusterMetrics(registry: Registry): ClusterMetrics {
     liveNodes: new Gauge({ name: 'gslbd_state_live_nodes', help: 'live nodes of the cluster, this node included', registers }),
     configSeq: new Gauge({ name: 'gslbd_state_config_applied_seq', help: 'last config stream sequence applied, per node of the cluster (from heartbeats; this node as peer=self id)', labelNames: ['peer'], registers }),
     applyFailures: new Counter({ name: 'gslbd_state_config_apply_failures_total', help: 'config plans from the stream that failed to apply within applyTimeout', registers }),
+    byReference: new Counter({
+      name: 'gslbd_state_config_plans_by_reference_total', labelNames: ['direction'], registers,
+      help: 'config plans too large for one stream message, carried through the object store: published (object put and reference acknowledged), received (object fetched and checked)',
+    }),
     canary: new Counter({ name: 'gslbd_gitops_canary_total', help: 'canary revisions by result: started (queued by the git leader), promoted, aborted, superseded (published by the coordinator)', labelNames: ['result'], registers }),
   };
 }

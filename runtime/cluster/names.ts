@@ -48,6 +48,8 @@ export interface ClusterNames {
   configStream: string;
   configSubject: string;
   configBucket: string;
+  /** object store of plans too large for one stream message (docs/cluster.md "Large plans") */
+  plansBucket: string;
   leaseBucket: string;
   healthBucket: string;
   sessionsBucket: string;
@@ -68,6 +70,7 @@ export function clusterNames(config: Config): ClusterNames {
     configStream: streamName(c.stream),
     configSubject: `${c.subjectPrefix}.${clusterToken}`,
     configBucket: c.kvBucket,
+    plansBucket: `${c.kvBucket}_PLANS`,
     leaseBucket: `${c.kvBucket}_LEASE`,
     healthBucket: 'SVC_HEALTH',
     sessionsBucket: 'SVC_SESSIONS',

@@ -1,6 +1,7 @@
 import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvOptions } from '@nats-io/kv';
+import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { Logger } from '../log/logger.js';
 import type { ClusterMetrics } from './metrics.js';
 import { backoffDelay } from './connect-options.js';
@@ -21,6 +22,7 @@ export class NatsLink {
   up = false;
   private kvm: Kvm | undefined;
   private readonly buckets = new Map<string, Promise<KV>>();
+  private readonly objectStores = new Map<string, Promise<ObjectStore>>();
   private readonly handlers: ReadyHandler[] = [];
   private closed = false;
   private first = true;
@@ -126,6 +128,22 @@ export class NatsLink {
       })();
       p.catch(() => this.buckets.delete(name));
       this.buckets.set(name, p);
+    }
+    return p;
+  }
+
+  /**
+   * Opens (creating when absent, with `replicas()` and no TTL) a JetStream object store; cached
+   * per name. An existing store is used as it is. Throws when the bus is down.
+   */
+  objectStore(name: string): Promise<ObjectStore> {
+    let p = this.objectStores.get(name);
+    if (!p) {
+      const js = this.js;
+      if (!js) return Promise.reject(new Error('nats not connected'));
+      p = new Objm(js).create(name, { replicas: this.replicas() });
+      p.catch(() => this.objectStores.delete(name));
+      this.objectStores.set(name, p);
     }
     return p;
   }

@@ -18,6 +18,7 @@ test('names follow the config; the stream name is made valid', () => {
   assert.equal(n.configSubject, 'svc.cfg.eu=2e1');
   assert.equal(n.configStream, 'SVC_cfg');
   assert.equal(n.configBucket, 'SVC_CFG');
+  assert.equal(n.plansBucket, 'SVC_CFG_PLANS');
   assert.equal(n.sessionsBucket, 'SVC_SESSIONS');
   const k = healthKey(n, 'n 2', 'pool-1', '2001:db8::1');
   assert.deepEqual(parseHealthKey(k), { cluster: 'eu.1', node: 'n 2', poolId: 'pool-1', ip: '2001:db8::1' });
