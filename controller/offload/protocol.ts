@@ -32,7 +32,6 @@ export interface PlanSummary {
   baseSeq: number;
   counts: Plan['counts'];
   safety: Plan['safety'];
-  /** plan id (plan-id.ts): computed in the worker after this summary, and sent as `planId` */
   /** number of changes */
   total: number;
   /** where the worker's time went, ms: reading the database state, checking against it, planning */
@@ -52,7 +51,7 @@ export type ToOffload =
 /** Why a request failed, as the reconciler classifies it. */
 export type OffloadFailure = 'FetchFailed' | 'ManifestsInvalid' | 'Internal';
 
-/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (a plan with changes), or a `failed` at any point. */
+/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (plan-id.ts, computed after the summary), or a `failed` at any point. */
 export type FromOffload =
   /** load done; `problems`: YAML syntax errors (with the validation problems of what did parse) */
   | { t: 'loaded'; id: number; problems?: string[] }

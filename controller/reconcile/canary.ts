@@ -45,11 +45,13 @@ export async function canaryGate(r: Reconciler, sha: string, planned: Planned): 
     const rev = short(other.revision);
     // a plan still in the outbox is not in the stream yet: an abort must not overtake it
     if (other.phase === 'queued') throw waiting('CanaryBaking', `revision ${rev} is queued for the canary nodes; ${short(sha)} follows once it is decided`);
+    let published: boolean;
     try {
-      await port.supersede(other.revision, short(sha));
+      published = await port.supersede(other.revision, short(sha));
     } catch (err) {
       throw transient('ApplyFailed', `revision ${rev} is baking and could not be superseded by ${short(sha)}: ${(err as Error).message}`, { cause: err });
     }
+    if (!published) throw waiting('CanaryBaking', `revision ${rev} was decided already (its decision is on its way through the config stream); ${short(sha)} goes to the canary nodes next`);
     throw waiting('CanaryBaking', `revision ${rev} was baking: aborted as superseded by ${short(sha)}, which goes to the canary nodes next`);
   }
   return 'canary';

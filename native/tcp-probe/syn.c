@@ -19,7 +19,8 @@
 // kernel would pick) and written into the IP header, which this code builds itself (IP_HDRINCL:
 // the kernel fills in only the length and the header checksum, and skips its IP ID generation);
 // it is looked up (connect() of a UDP socket, getsockname()) and cached
-// for SRC_TTL_NS; the cache holds only destinations probed within the last two TTLs. The thread
+// for SRC_TTL_NS; expired entries leave the table when it fills and is rebuilt (src_rehash keeps
+// the live ones only), so its size follows the destinations probed within a TTL. The thread
 // also listens for address and route changes (rtnetlink) and has the cache emptied on each, so a
 // new source address is used from the next probe on.
 #define _GNU_SOURCE

@@ -9,8 +9,12 @@ import type { NatsLink } from './nats-link.js';
 
 /** Publishes canary decisions; `decide` runs on a timer, `supersede` when the controller asks. */
 export interface CanaryCoordinator {
-  /** Publishes an abort of a baking revision because a newer head replaces it. Errors: the publish failed. */
-  supersede(revision: string, by: string): Promise<void>;
+  /**
+   * Publishes an abort of a baking revision because a newer head replaces it. Resolves true when
+   * the abort was published now, false when this node had already published a decision for it
+   * (then that decision stands). Errors: the publish failed.
+   */
+  supersede(revision: string, by: string): Promise<boolean>;
   stop(): void;
 }
 
@@ -32,8 +36,9 @@ export function startCanaryCoordinator(deps: {
   const sent = new Set<string>();
   let busy = false;
 
-  const publish = async (d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<void> => {
-    if (sent.has(d.revision)) return;
+  /** Publishes a decision; false when one for the revision was published by this node before. */
+  const publish = async (d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<boolean> => {
+    if (sent.has(d.revision)) return false;
     if (!link.up || !link.js) throw new Error('not connected to NATS');
     const msg: DecisionMsg = { decision: d, node: names.node, at: d.at };
     const ack = await link.js.publish(names.configSubject, enc.encode(JSON.stringify(msg)), { msgID: decisionKey(d) });
@@ -41,11 +46,14 @@ export function startCanaryCoordinator(deps: {
     metrics.published.inc({ type: 'config' });
     if (!ack.duplicate) metrics.canary.inc({ result });
     log[d.verdict === 'promote' ? 'info' : 'warn']({ revision: d.revision, verdict: d.verdict, reason: d.reason, seq: ack.seq }, `canary ${result}`);
+    return true;
   };
 
   const tick = async () => {
     if (busy || !deps.lease.holds() || !link.up) return;
     const rec = store.baking();
+    // one canary bakes at a time: what was sent for a revision no longer baking is not needed
+    for (const r of sent) if (r !== rec?.revision) sent.delete(r);
     if (!rec || sent.has(rec.revision)) return;
     const j = watch.judge(rec);
     if (j.verdict === 'wait') return;
@@ -65,7 +73,7 @@ export function startCanaryCoordinator(deps: {
     async supersede(revision, by) {
       const rec = store.get(revision);
       const verdicts = rec ? watch.judge(rec).nodes : [];
-      await publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
+      return publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
     },
     stop: () => clearInterval(timer),
   };

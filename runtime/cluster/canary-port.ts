@@ -29,8 +29,11 @@ export interface CanaryPort {
    * here: this node applies it from the stream like every other (at once if it is a canary node).
    */
   start(plan: Plan, c: { signer: string | null; spec: Omit<CanarySpec, 'publishedAt'>; meta: Record<string, unknown> }): void;
-  /** Publishes an abort of the baking `revision`, superseded by the newer head `by`. Errors: the publish failed. */
-  supersede(revision: string, by: string): Promise<void>;
+  /**
+   * Publishes an abort of the baking `revision`, superseded by the newer head `by`: true; false when
+   * this node had published a decision for it already. Errors: the publish failed.
+   */
+  supersede(revision: string, by: string): Promise<boolean>;
   /** the latest canary revision for the status routes, or null */
   status(): CanaryStatus | null;
 }

@@ -44,8 +44,9 @@ export class CanaryWatch {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A canary plan was applied here: its baseline is now. */
+  /** A canary plan was applied here: its baseline is now (one canary bakes at a time: earlier baselines go). */
   applied(revision: string): void {
+    this.baselines.clear();
     this.baselines.set(revision, readSignals(this.core, this.now()));
   }
 
@@ -60,7 +61,7 @@ export class CanaryWatch {
     const rec = this.store.baking();
     if (!rec || rec.appliedAt === undefined || !rec.spec.nodes.includes(this.self)) return undefined;
     let baseline = this.baselines.get(rec.revision);
-    if (!baseline) { baseline = readSignals(this.core, this.now()); this.baselines.set(rec.revision, baseline); }
+    if (!baseline) { baseline = readSignals(this.core, this.now()); this.baselines.clear(); this.baselines.set(rec.revision, baseline); }
     return { revision: rec.revision, appliedAt: rec.appliedAt, baseline, current: readSignals(this.core, this.now()) };
   }
 

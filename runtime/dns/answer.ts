@@ -182,7 +182,8 @@ export class Answerer {
   }
 
   /**
-   * Builds the reply in the writer's scratch buffer (true), or drops (null) or defers. A signed
+   * Builds the reply in the writer's current buffer (its scratch buffer, or the send slot it was
+   * pointed at: true), or drops (null) or defers. A signed
    * query (RFC 8945) is verified first: one that fails gets a NOTAUTH reply with the TSIG error
    * (BADKEY for a key this server does not have, §5.2.1) or FORMERR; one that verifies is
    * answered as usual and its reply signed. Unsigned queries never reach the TSIG code.

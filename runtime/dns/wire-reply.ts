@@ -207,8 +207,9 @@ export class ReplyWriter {
   }
 
   /**
-   * The first part of `finish`: completes the reply in the scratch buffer and returns its length,
-   * without copying it out (see `copyOut` and `copyInto`).
+   * The first part of `finish`: completes the reply in the buffer it is being written to (the
+   * scratch buffer, or the send slot given by `writeTo`) and returns its length, without copying
+   * it out (see `copyOut` and `copyInto`).
    */
   seal(q: ParsedQuery, udpLimit: number, payloadSize: number, ecsScope: number): number {
     const alen = q.hasEcs ? Math.ceil(q.ecs.sourcePrefix / 8) : 0;

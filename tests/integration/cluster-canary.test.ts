@@ -43,6 +43,11 @@ const status = async (n: GslbdNode, path: '/cluster' | '/gitops/status') => {
 /** The commit a node serves, from `dig CH TXT version.gslb.` (docs/gitops.md "Provenance"). */
 const commitOf = async (n: GslbdNode) => /commit=(\S+)/.exec((await dig(n.dnsPort, ['version.gslb.', 'TXT', 'CH'])).answers[0] ?? '')?.[1];
 const answerOf = async (n: GslbdNode) => (await dig(n.dnsPort, ['www.canary.test.', 'A'])).answers.join(',');
+/** The answer with its status when it is not a plain NOERROR (for the failure messages). */
+const answerWithStatus = async (n: GslbdNode) => {
+  const r = await dig(n.dnsPort, ['www.canary.test.', 'A']);
+  return r.status === 'NOERROR' ? r.answers.join(',') : `${r.status} ${r.answers.join(',')}`;
+};
 const rowsOf = async (n: GslbdNode) => {
   const pools = (await get(n, '/api/v1/pools')) as { id: string; name: string }[];
   const out: unknown[] = [];
@@ -191,7 +196,7 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
   const watcher = (async () => {
     while (watching) {
       for (const n of [b, c]) {
-        const [commit, answer] = await Promise.all([commitOf(n), answerOf(n)]);
+        const [commit, answer] = await Promise.all([commitOf(n), answerWithStatus(n)]);
         samples++;
         if (commit !== good || answer !== '127.0.0.2') seen.push(`${n.id}: commit=${commit} answer=${answer}`);
       }

@@ -15,11 +15,11 @@ const planned = (o: { changes?: number; drift?: boolean; unchanged?: boolean } =
 });
 
 /** A reconciler with only what the gate reads; `superseded` records what it aborted. */
-function fake(o: { state?: CanaryState; inFlight?: { revision: string; phase: 'queued' | 'baking' }; lastApplied?: string | undefined; canary?: boolean; port?: boolean }) {
+function fake(o: { state?: CanaryState; inFlight?: { revision: string; phase: 'queued' | 'baking' }; lastApplied?: string | undefined; canary?: boolean; port?: boolean; decidedBefore?: boolean }) {
   const superseded: string[] = [];
   const port: CanaryPort = {
     state: () => o.state, inFlight: () => o.inFlight, start: () => undefined, status: () => null,
-    supersede: async (rev, by) => { superseded.push(`${rev}>${by}`); },
+    supersede: async (rev, by) => { superseded.push(`${rev}>${by}`); return !o.decidedBefore; },
   };
   const r = {
     core: { config: { gitops: { canary: o.canary === false ? undefined : { nodes: ['a'], bakeTime: '1m', minHealthyShare: 0.5, maxServfailRate: 0.05, minQueries: 100 } } }, ports: o.port === false ? {} : { canary: port } },
@@ -43,8 +43,11 @@ const rows: { name: string; given: Parameters<typeof fake>[0]; planned?: Planned
   { name: 'aborted: refused until a newer commit', given: { state: { phase: 'aborted', reason: 'node a: healthy members 0/1', settled: true } }, want: 'stalled CanaryFailed' },
   { name: 'aborted is judged before anything else', given: { state: { phase: 'aborted', reason: 'x', settled: true }, lastApplied: undefined }, want: 'stalled CanaryFailed' },
   { name: 'another revision bakes: it is superseded', given: { inFlight: { revision: OLD, phase: 'baking' } }, want: 'waiting CanaryBaking' },
+  { name: 'another revision bakes but this node decided it already: waits for that decision', given: { inFlight: { revision: OLD, phase: 'baking' }, decidedBefore: true }, want: 'waiting CanaryBaking' },
   { name: 'another revision is still in the outbox: wait, an abort must not overtake it', given: { inFlight: { revision: OLD, phase: 'queued' } }, want: 'waiting CanaryBaking' },
 ];
+
+const messages = new Map<string, string>();
 
 test('canary gate of the controller: direct, canary, waiting or refused', async () => {
   for (const row of rows) {
@@ -55,9 +58,15 @@ test('canary gate of the controller: direct, canary, waiting or refused', async 
     } catch (err) {
       assert.ok(err instanceof ReconcileError, row.name);
       got = `${err.errorClass} ${err.reason}`;
+      messages.set(row.name, err.message);
       if (err.reason === 'CanaryFailed') assert.match(err.message, /was aborted: .*push a newer commit/, row.name);
     }
     assert.equal(got, row.want, row.name);
     assert.deepEqual(superseded, row.given.inFlight?.phase === 'baking' && row.given.inFlight.revision !== SHA ? [`${OLD}>${SHA.slice(0, 12)}`] : [], row.name);
   }
+});
+
+test('canary gate: the message says whether the baking revision was superseded now or decided before', () => {
+  assert.match(messages.get('another revision bakes: it is superseded')!, /aborted as superseded by bbbbbbbbbbbb/);
+  assert.match(messages.get('another revision bakes but this node decided it already: waits for that decision')!, /was decided already/);
 });
