@@ -30,7 +30,7 @@ const STAGE_PART = 2000;
 const isDnsKind = (kind: string) => (DNS_TABLES as readonly string[]).includes(kind);
 const dnsMutations = (muts: RowMutation[]) => muts.filter((m) => isDnsKind(m.op === 'put' ? m.row.kind : m.kind));
 /** The rows DNS answers from (the DNS_TABLES), for a worker's first snapshot. */
-const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, k).values()]);
+export const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, k).values()]);
 
 /**
  * Keeps the DNS workers' copies current (docs/dns.md "Workers"): every apply that changes a DNS
@@ -153,10 +153,15 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     return;
   }
   const { answerer: a, metrics } = state;
-  const snap = core.holder.current;
+  /** what a worker answers from, as the main thread serves it now (at start, and for a resync) */
+  const current = () => {
+    const snap = core.holder.current;
+    return { rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, health: healthTable(a.index(), core.health) };
+  };
   const { workers, ready } = DnsWorkers.start({
-    count: cfg.dns.workers - 1, log, metrics,
-    init: { config: cfg, sequence: state.sequence, port: server.port, rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, version: core.holder.provenance.rdata, health: healthTable(a.index(), core.health) },
+    count: cfg.dns.workers - 1, log, metrics, current,
+    init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, ...current() },
+    onResync: () => { metrics.resyncs++; },
     answer: (req, src) => {
       const t0 = performance.now();
       const r = a.handle(req, src, true, false) as Buffer | null;

@@ -4,6 +4,7 @@ import { parseDuration } from '../config/duration.js';
 import { HealthView } from '../health/view.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
+import type { Row } from '../model/types.js';
 import { RumStore } from '../rum/store.js';
 import { SnapshotBuilder, emptySnapshot, nextSnapshot, type Snapshot } from '../snapshot/snapshot.js';
 import { Slicer } from '../slicer.js';
@@ -54,7 +55,9 @@ function workerLogger(): Logger {
 async function run(): Promise<void> {
   const cfg = init.config;
   const log = workerLogger();
-  let snapshot = nextSnapshot(emptySnapshot(), init.rows.map((row) => ({ op: 'put' as const, row })), init.revision, Date.now());
+  /** a snapshot of every row, built from nothing (at start, and after a resync) */
+  const snapshotOf = (rows: Row[], revision: string) => nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put' as const, row })), revision, Date.now());
+  let snapshot = snapshotOf(init.rows, init.revision);
   let serial = init.serial;
   let version = Buffer.from(init.version);
   const health = new HealthView();
@@ -108,9 +111,14 @@ async function run(): Promise<void> {
         enqueue(async () => {
           if (staged?.stage !== m.stage) staged = { stage: m.stage, builder: new SnapshotBuilder(snapshot) };
           const b = staged.builder;
-          for (let i = 0; i < m.muts.length; i++) {
-            b.apply(m.muts[i]!);
-            if ((i & 63) === 63) await slicer.maybePause();
+          try {
+            for (let i = 0; i < m.muts.length; i++) {
+              b.apply(m.muts[i]!);
+              if ((i & 63) === 63) await slicer.maybePause();
+            }
+          } catch (err) {
+            staged = undefined; // half a stage is no stage: its commit asks for a resync
+            throw err;
           }
         });
         break;
@@ -118,11 +126,16 @@ async function run(): Promise<void> {
         enqueue(async () => {
           const st = staged;
           if (st?.stage !== m.stage) return;
-          const next = st.builder.build(m.revision, Date.now());
-          const steps = a.indexSteps(next, m.serial);
-          for (let r = steps.next(); ; r = steps.next()) {
-            if (r.done) { st.built = { snapshot: next, serial: m.serial, ix: r.value }; return; }
-            await slicer.maybePause();
+          try {
+            const next = st.builder.build(m.revision, Date.now());
+            const steps = a.indexSteps(next, m.serial);
+            for (let r = steps.next(); ; r = steps.next()) {
+              if (r.done) { st.built = { snapshot: next, serial: m.serial, ix: r.value }; return; }
+              await slicer.maybePause();
+            }
+          } catch (err) {
+            staged = undefined;
+            throw err;
           }
         });
         break;
@@ -130,13 +143,16 @@ async function run(): Promise<void> {
         enqueue(() => {
           const built = staged?.stage === m.stage ? staged.built : undefined;
           staged = undefined;
-          if (!built) log.warn({ stage: m.stage }, 'dns worker: a committed apply was not staged here');
-          else {
-            snapshot = built.snapshot;
-            serial = built.serial;
-            a.adoptIndex(built.ix);
-            a.index();
+          if (!built) {
+            // the stage failed here (or never arrived): not acknowledged, every row is asked for again
+            log.warn({ stage: m.stage }, 'dns worker: a committed apply was not staged here; asking for a resync');
+            post({ t: 'resync', gen: m.gen });
+            return;
           }
+          snapshot = built.snapshot;
+          serial = built.serial;
+          a.adoptIndex(built.ix);
+          a.index();
           post({ t: 'ack', gen: m.gen });
         });
         break;
@@ -149,8 +165,26 @@ async function run(): Promise<void> {
         // staged apply not committed by now was given up by the main thread.
         enqueue(() => {
           staged = undefined;
-          snapshot = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
+          try {
+            const next = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
+            snapshot = next;
+            serial = m.serial;
+            a.index();
+          } catch (err) {
+            log.error({ err, gen: m.gen }, 'dns worker: an apply could not be built; asking for a resync');
+            post({ t: 'resync', gen: m.gen });
+            return;
+          }
+          post({ t: 'ack', gen: m.gen });
+        });
+        break;
+      case 'reset':
+        // every row again (after a resync): built from nothing, as at start
+        enqueue(() => {
+          staged = undefined;
+          snapshot = snapshotOf(m.rows, m.revision);
           serial = m.serial;
+          loadHealthTable(health, m.health);
           a.index();
           post({ t: 'ack', gen: m.gen });
         });

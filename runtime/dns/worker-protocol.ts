@@ -11,6 +11,9 @@ import type { ZoneIndex } from './zone-index.js';
  * every change, RUM samples. Nothing is shared per query.
  */
 
+/** What a worker answers from: the DNS rows, their revision and SOA serial, the health verdicts. */
+export interface WorkerState { rows: Row[]; revision: string; serial: number; health: HealthRow[] }
+
 /** `workerData` of a DNS worker. */
 export interface WorkerInit {
   /** 1…: the worker's number (0 is the main thread) in logs and `gslbd_dns_worker_queries_total` */
@@ -53,6 +56,8 @@ export type ToWorker =
   | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }
   | { t: 'health'; rows: HealthRow[] }
+  /** everything a worker answers from, as at start, after a `resync`: acknowledged as apply `gen` */
+  | ({ t: 'reset'; gen: number } & WorkerState)
   | { t: 'health-delta'; rows: HealthRow[]; cleared: [poolId: string, ip: string][] }
   | { t: 'rum'; samples: RumSample[] }
   | { t: 'reply'; id: number; reply: Uint8Array | null }
@@ -66,6 +71,8 @@ export type FromWorker =
   | { t: 'ready'; port: number }
   | { t: 'failed'; message: string; code: string | undefined }
   | { t: 'ack'; gen: number }
+  /** the worker could not build apply `gen` (or a staged apply it was told to commit): it asks for every row again */
+  | { t: 'resync'; gen: number }
   | { t: 'log'; lines: LogLine[] }
   | { t: 'forward'; id: number; req: Uint8Array; src: string };
 

@@ -3,7 +3,7 @@ import { startWorkerThread } from '../worker-thread.js';
 import type { Logger } from '../log/logger.js';
 import type { RowMutation } from '../snapshot/snapshot.js';
 import { DNS_METRICS_BYTES, type DnsMetrics } from './metrics.js';
-import type { FromWorker, HealthRow, RumSample, ToWorker, WorkerInit } from './worker-protocol.js';
+import type { FromWorker, HealthRow, RumSample, ToWorker, WorkerInit, WorkerState } from './worker-protocol.js';
 
 /** What the main thread gives its DNS workers. */
 export interface DnsWorkersOptions {
@@ -18,6 +18,10 @@ export interface DnsWorkersOptions {
   answer: (req: Buffer, src: string) => Buffer | null;
   /** how long an apply may wait for every worker to serve it before the wait gives up (ms) */
   settleTimeoutMs?: number;
+  /** everything a worker answers from, now (sent to a worker that asks for a resync) */
+  current: () => WorkerState;
+  /** told of each resync a worker asked for (counted as `gslbd_dns_worker_resyncs_total`) */
+  onResync?: () => void;
 }
 
 const newWorker = (init: WorkerInit, name: string): Worker => startWorkerThread(import.meta.url, './worker-main', { workerData: init, name, execArgv: [] });
@@ -62,6 +66,13 @@ export class DnsWorkers {
           case 'ready': resolve(); break;
           case 'failed': reject(Object.assign(new Error(m.message), { code: m.code })); break;
           case 'ack': this.acked[slot] = m.gen; this.wake(); break;
+          case 'resync':
+            // The worker could not build apply m.gen: it gets every row as of now, acknowledged as
+            // the newest apply (those after m.gen that it receives before the reset are replaced).
+            o.log.warn({ worker: index, gen: m.gen }, 'dns worker asked for a resync; sending every row');
+            o.onResync?.();
+            this.post(worker, { t: 'reset', gen: this.gen, ...o.current() });
+            break;
           case 'log':
             for (const [level, fields, msg] of m.lines) o.log[level]({ ...fields, worker: index }, msg);
             break;
