@@ -49,7 +49,7 @@ export function planCreateAll(s: Snapshot, rows: readonly Row[], revision: strin
   const changes: Change[] = rows.map((row) => {
     assertParentWritable(s, row);
     const after = { ...row, origin: 'api', revision } as Row;
-    return { op: 'create', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(after), after, fields: diffFields({ id: '', kind: row.kind } as Row, after) };
+    return { op: 'create', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(after), after, fields: [] };
   });
   return wrap(s, revision, changes);
 }

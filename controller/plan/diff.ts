@@ -1,5 +1,5 @@
 import { META_FIELDS, type Row } from '../../runtime/model/types.js';
-import type { FieldChange } from './types.js';
+import type { Change, FieldChange } from './types.js';
 
 /** Deep equality for JSON-like values (rows hold only JSON data). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -41,4 +41,10 @@ export function sameContent(before: Row, fields: Record<string, unknown>): boole
   for (const k in fields) if (!META_FIELDS.has(k) && !jsonEqual(b[k], fields[k])) return false;
   for (const k in b) if (!META_FIELDS.has(k) && !(k in fields) && b[k] !== undefined && b[k] !== null) return false;
   return true;
+}
+
+/** The field-level changes of a create or update: a create's are every set field of `after` (`diffFields` from nothing). */
+export function fieldChanges(c: Change): FieldChange[] {
+  if (c.op !== 'create' || c.fields.length > 0 || !c.after) return c.fields;
+  return diffFields({ id: '', kind: c.kind } as Row, c.after);
 }

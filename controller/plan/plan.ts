@@ -60,7 +60,7 @@ export function planChanges(input: PlanInput): Plan {
     } as Row;
     const label = kindInfo(d.kind).label(after);
     if (!before) {
-      changes.push({ op: 'create', kind: d.kind, id: after.id, label, after, fields: diffFields({ id: '', kind: d.kind } as Row, after) });
+      changes.push({ op: 'create', kind: d.kind, id: after.id, label, after, fields: [] });
       continue;
     }
     const fc = diffFields(before, after);

@@ -14,6 +14,11 @@ export interface Change {
   label: string;
   before?: Row;
   after?: Row;
+  /**
+   * The field-level changes of an update. Creates and deletes carry none (`[]`: every content
+   * field of `after` or `before` changes; a plan of 100,000 creates would carry each row twice):
+   * `fieldChanges` derives a create's. Plans from older nodes may still list them for creates.
+   */
   fields: FieldChange[];
 }
 

@@ -1,6 +1,7 @@
 import { META_FIELDS, type Row } from '../../runtime/model/types.js';
 import { secretFieldsOf } from '../../runtime/model/kinds.js';
 import type { Change, Plan } from '../plan/types.js';
+import { fieldChanges } from '../plan/diff.js';
 
 /** The stable JSON form of one change: no row dumps, only what changes. */
 export interface ChangeJson {
@@ -25,7 +26,7 @@ const shown = (kind: string, field: string, v: unknown) => (v !== null && v !== 
 export function changeToJson(c: Change): ChangeJson {
   return {
     op: c.op, kind: c.kind, key: keyOf(c), id: c.id, label: c.label, source: sourceOf(c),
-    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : c.fields.map((f) => ({ field: f.field, before: shown(c.kind, f.field, f.before ?? null), after: shown(c.kind, f.field, f.after ?? null) })),
+    fields: c.op === 'delete' ? contentFields(c.before!).map(([field, before]) => ({ field, before, after: null })) : fieldChanges(c).map((f) => ({ field: f.field, before: shown(c.kind, f.field, f.before ?? null), after: shown(c.kind, f.field, f.after ?? null) })),
   };
 }
 
