@@ -9,7 +9,7 @@ import { undoPlan } from './canary-undo.js';
 
 /** What running the gate's steps needs. */
 export interface GateStepDeps {
-  core: Pick<Core, 'apply' | 'applySliced' | 'holder' | 'bus'>;
+  core: Pick<Core, 'apply' | 'applySliced' | 'applyGate' | 'holder' | 'bus'>;
   ledger: ConfigLedger;
   store: CanaryStore;
   timeoutMs: number;

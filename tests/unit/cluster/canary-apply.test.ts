@@ -26,7 +26,7 @@ function node(self: string) {
   bus.on('gitops_canary', (e) => settled.push(`${e.verdict}:${e.revision}`));
   const gate = new WriteGate();
   const core = {
-    holder, bus,
+    holder, bus, applyGate: gate,
     apply: (p: Plan, o?: Parameters<typeof applyPlan>[2]) => applyPlan({ store, holder, bus, gate }, p, o),
     applySliced: (p: Plan, o?: Parameters<typeof applyPlan>[2]) => applyPlanSliced({ store, holder, bus, gate }, p, o),
   };
