@@ -36,3 +36,11 @@ export class Slicer {
     if (this.due()) await this.pause();
   }
 }
+
+/** Runs work written as steps (a generator that yields between parts) in slices of `slicer`; returns its result. */
+export async function runSliced<T>(steps: Generator<void, T, void>, slicer: Slicer): Promise<T> {
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await slicer.maybePause();
+  }
+}

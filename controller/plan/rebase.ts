@@ -26,6 +26,22 @@ function mergeUpdate(local: Row, after: Row, changed: readonly string[]): Row {
  * only effective changes (possibly none).
  */
 export function rebasePlan(plan: Plan, snap: Snapshot): Plan {
+  const steps = rebasePlanSteps(plan, snap);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Changes rebased between two yields of `rebasePlanSteps`. */
+const CHANGES_PER_STEP = 1000;
+
+/**
+ * `rebasePlan` as steps: yields after every CHANGES_PER_STEP changes and returns the plan, so a
+ * large plan from the stream is rebased in slices (runtime/cluster/config-apply.ts; the caller
+ * holds the write gate, so `snap` stays the current snapshot meanwhile).
+ */
+export function* rebasePlanSteps(plan: Plan, snap: Snapshot): Generator<void, Plan, void> {
   const view = new RowView(snap); // the local rows with the effective changes so far laid over them
   const changes: Change[] = [];
   const parentPresent = (row: Row): boolean => {
@@ -36,7 +52,8 @@ export function rebasePlan(plan: Plan, snap: Snapshot): Plan {
   };
   const put = (before: Row | undefined, after: Row) => {
     view.put(after);
-    const fields = diffFields(before ?? ({ id: '', kind: after.kind } as Row), after);
+    // a create carries no field list (controller/plan/types.ts)
+    const fields = before ? diffFields(before, after) : [];
     changes.push({ op: before ? 'update' : 'create', kind: after.kind, id: after.id, label: kindInfo(after.kind).label(after), ...(before ? { before } : {}), after, fields });
   };
   const remove = (row: Row) => {
@@ -47,7 +64,9 @@ export function rebasePlan(plan: Plan, snap: Snapshot): Plan {
     changes.push(...deletes, ...detached);
   };
 
-  for (const c of plan.changes) {
+  for (let i = 0; i < plan.changes.length; i++) {
+    if (i > 0 && i % CHANGES_PER_STEP === 0) yield;
+    const c = plan.changes[i]!;
     const local = view.get(c.kind, c.id);
     if (c.op === 'delete') {
       if (local) remove(local);

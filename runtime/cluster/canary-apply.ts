@@ -9,7 +9,7 @@ import { undoPlan } from './canary-undo.js';
 
 /** What running the gate's steps needs. */
 export interface GateStepDeps {
-  core: Pick<Core, 'apply' | 'holder' | 'bus'>;
+  core: Pick<Core, 'apply' | 'applySliced' | 'applyGate' | 'holder' | 'bus'>;
   ledger: ConfigLedger;
   store: CanaryStore;
   timeoutMs: number;
@@ -70,7 +70,7 @@ async function decide(deps: GateStepDeps, seq: number, d: CanaryDecision): Promi
   const key = decisionKey(d);
   if (ledger.seqOf(key) !== undefined) return { applied: true };
   let settled = false;
-  const r = await retrying(deps.timeoutMs, `seq ${seq} ${key}`, () => {
+  const r = await retrying(deps.timeoutMs, `seq ${seq} ${key}`, async () => {
     const rec = store.get(d.revision);
     const applied = rec?.phase === 'baking' && d.verdict === 'abort' ? store.appliedPlanOf(d.revision) : undefined;
     const prev = rec?.spec.previous;
@@ -80,7 +80,8 @@ async function decide(deps: GateStepDeps, seq: number, d: CanaryDecision): Promi
       settled = store.decide(d, Date.now());
     };
     if (undo && prev) {
-      core.apply(undo, {
+      // the inverse of a canary plan is as large as the plan: in slices too
+      await core.applySliced(undo, {
         force: true, fromStream: true, recordEmpty: true, inTransaction: record,
         meta: { cluster: { seq, node: d.node }, signer: prev.signer, trigger: 'canary-abort', canaryAborted: d.revision, message: `canary revision ${d.revision} aborted: ${d.reason ?? ''}` },
       });

@@ -42,7 +42,7 @@ export interface ConfigConsumer {
  * died (docs/cluster.md "Config sync"). Never throws.
  */
 export function startConfigConsumer(deps: {
-  core: Pick<Core, 'apply' | 'holder' | 'bus'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore;
+  core: Pick<Core, 'apply' | 'applySliced' | 'applyGate' | 'holder' | 'bus'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore;
   metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number; onCanaryApplied?: (revision: string) => void;
 }): ConfigConsumer {
   const { link, names, ledger, metrics, log } = deps;

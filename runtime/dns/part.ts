@@ -18,6 +18,7 @@ import type { ZoneIndex } from './zone-index.js';
 import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
 import { createUpdateHandler } from './update-handler.js';
 import { logListening } from '../log/listening.js';
+import { runSliced } from '../slicer.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -111,11 +112,8 @@ PARTS.push({
     // slices, and installs it at the swap: the index() above then finds it built.
     core.closers.push(core.applyHooks.add({
       prepare: async (plan, next, _prev, slicer) => {
-        const steps = a.indexSteps(next, serial.after(plan));
-        for (let r = steps.next(); ; r = steps.next()) {
-          if (r.done) { const ix = r.value; return () => { a.adoptIndex(ix); }; }
-          await slicer.maybePause();
-        }
+        const ix = await runSliced(a.indexSteps(next, serial.after(plan)), slicer);
+        return () => { a.adoptIndex(ix); };
       },
     }));
     const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;

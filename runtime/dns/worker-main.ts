@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js';
 import type { Row } from '../model/types.js';
 import { RumStore } from '../rum/store.js';
 import { SnapshotBuilder, emptySnapshot, nextSnapshot, type Snapshot } from '../snapshot/snapshot.js';
-import { Slicer } from '../slicer.js';
+import { Slicer, runSliced } from '../slicer.js';
 import type { ZoneIndex } from './zone-index.js';
 import { Answerer } from './answer.js';
 import { createDispatch } from './dispatch.js';
@@ -128,11 +128,7 @@ async function run(): Promise<void> {
           if (st?.stage !== m.stage) return;
           try {
             const next = st.builder.build(m.revision, Date.now());
-            const steps = a.indexSteps(next, m.serial);
-            for (let r = steps.next(); ; r = steps.next()) {
-              if (r.done) { st.built = { snapshot: next, serial: m.serial, ix: r.value }; return; }
-              await slicer.maybePause();
-            }
+            st.built = { snapshot: next, serial: m.serial, ix: await runSliced(a.indexSteps(next, m.serial), slicer) };
           } catch (err) {
             staged = undefined;
             throw err;

@@ -4,6 +4,8 @@ import { openDatabase } from '../../../runtime/store/db.js';
 import { ResourceStore } from '../../../runtime/store/resources.js';
 import { EventBus } from '../../../runtime/events/bus.js';
 import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { applyPlanSliced } from '../../../controller/apply/apply-sliced.js';
+import { WriteGate } from '../../../controller/apply/gate.js';
 import { planChanges } from '../../../controller/plan/plan.js';
 import type { Change, DesiredRow, Plan } from '../../../controller/plan/types.js';
 import { emptySnapshot, getRow } from '../../../runtime/snapshot/snapshot.js';
@@ -22,20 +24,25 @@ function node(self: string) {
   const bus = new EventBus((err) => { throw err; });
   const settled: string[] = [];
   bus.on('gitops_canary', (e) => settled.push(`${e.verdict}:${e.revision}`));
-  const core = { holder, bus, apply: (p: Plan, o?: Parameters<typeof applyPlan>[2]) => applyPlan({ store, holder, bus }, p, o) };
+  const gate = new WriteGate();
+  const core = {
+    holder, bus, applyGate: gate,
+    apply: (p: Plan, o?: Parameters<typeof applyPlan>[2]) => applyPlan({ store, holder, bus, gate }, p, o),
+    applySliced: (p: Plan, o?: Parameters<typeof applyPlan>[2]) => applyPlanSliced({ store, holder, bus, gate }, p, o),
+  };
   const ledger = new ConfigLedger(db);
   const canaries = new CanaryStore(db);
-  let gate: GateState = OPEN_GATE;
+  let canaryGate: GateState = OPEN_GATE;
   const env = { self, decided: (r: string) => ({ promoted: 'promote', aborted: 'abort' } as const)[canaries.get(r)?.phase as 'promoted'] };
   return {
     self, db, store, holder, ledger, canaries, settled,
     /** the consumer after a (re)connection: a fresh gate from the ledger's next sequence */
-    restart() { gate = OPEN_GATE; },
+    restart() { canaryGate = OPEN_GATE; },
     async feed(items: StreamItem[]) {
       for (const item of items) {
         if (item.seq <= ledger.lastSeq()) continue;
-        const out = admit(gate, item, env);
-        gate = out.state;
+        const out = admit(canaryGate, item, env);
+        canaryGate = out.state;
         for (const s of out.steps) assert.equal((await runGateStep({ core, ledger, store: canaries, timeoutMs: 500 }, s)).applied, true, `${self}: ${s.op}@${s.seq}`);
       }
     },
