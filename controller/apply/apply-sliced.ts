@@ -76,7 +76,7 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
     if ((i & 63) === 63) await slicer.maybePause();
   }
   const next = builder.build(plan.revision, now);
-  const installs = (await ctx.hooks?.runPrepare(plan, next, prev, slicer)) ?? [];
+  const installs = (await ctx.hooks?.runPrepare(plan, next, prev, slicer, opts)) ?? [];
   await slicer.maybePause();
   const meta = revisionMeta(plan, opts);
   // the gate keeps every other plan out; a swap by anything else would be a bug, not a race

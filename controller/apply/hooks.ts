@@ -27,7 +27,7 @@ export interface ApplyHook {
    * the swap, in the same turn (to install what it built), or nothing. A throw fails the apply
    * before anything is written. The synchronous `applyPlan` does not call it.
    */
-  prepare?(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer): Promise<(() => void) | void>;
+  prepare?(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer, opts: ApplyOptions): Promise<(() => void) | void>;
 }
 
 /** The hooks every `applyPlan` of one core runs, in registration order. */
@@ -50,10 +50,10 @@ export class ApplyHooks {
   }
 
   /** Runs every `prepare` hook in turn; resolves with what each wants run at the swap. */
-  async runPrepare(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer): Promise<(() => void)[]> {
+  async runPrepare(plan: Plan, next: Snapshot, prev: Snapshot, slicer: Slicer, opts: ApplyOptions): Promise<(() => void)[]> {
     const installs: (() => void)[] = [];
     for (const h of [...this.list]) {
-      const install = await h.prepare?.(plan, next, prev, slicer);
+      const install = await h.prepare?.(plan, next, prev, slicer, opts);
       // run at the swap, when the plan is committed: a throw is reported like afterSwap's
       if (install) installs.push(() => { try { install(); } catch (err) { this.onError(err); } });
     }

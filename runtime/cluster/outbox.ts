@@ -3,26 +3,65 @@ import type { ApplyHook } from '../../controller/apply/hooks.js';
 import type { Plan } from '../../controller/plan/types.js';
 import type { ConfigMsg } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
+import { runSliced } from '../slicer.js';
 
 /**
  * The apply hook that queues every local plan for the config stream (docs/cluster.md "Config
  * sync"): the outbox row is written in the apply's own SQLite transaction, so a node killed right
  * after a local apply still publishes the plan when it comes back, and a plan that apply refuses
  * takes its outbox row with it. Plans from the stream (`fromStream`) and empty plans are not
- * queued; a revision is queued once (INSERT OR IGNORE). `onQueued` runs after the swap of a plan
- * that was queued (the publisher flushes there). Used by the cluster part and by `--create-admin`.
+ * queued; a revision is queued once (INSERT OR IGNORE). In a sliced apply the row's JSON is made
+ * in `prepare`, in slices (a 100,000-service import is tens of megabytes of it), and only written
+ * in the transaction. `onQueued` runs after the swap of a plan that was queued (the publisher
+ * flushes there). Used by the cluster part and by `--create-admin`.
  */
 export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => void): ApplyHook {
   const queued = (plan: Plan, opts: ApplyOptions) => !opts.fromStream && plan.changes.length > 0;
+  const messageOf = (plan: Plan, opts: ApplyOptions): ConfigMsg => {
+    const signer = opts.meta?.signer;
+    return { plan, node, at: Date.now(), ...(typeof signer === 'string' ? { signer } : {}) };
+  };
+  /** the row made by `prepare` for the plan being applied */
+  let made: { plan: Plan; body: string; at: number } | undefined;
   return {
-    inTransaction(plan, opts) {
+    async prepare(plan, _next, _prev, slicer, opts) {
+      made = undefined;
       if (!queued(plan, opts)) return;
-      const signer = opts.meta?.signer;
-      const msg: ConfigMsg = { plan, node, at: Date.now(), ...(typeof signer === 'string' ? { signer } : {}) };
+      const msg = messageOf(plan, opts);
+      made = { plan, body: await runSliced(configMsgJsonSteps(msg), slicer), at: msg.at };
+    },
+    inTransaction(plan, opts) {
+      const ready = made?.plan === plan ? made : undefined;
+      made = undefined;
+      if (!queued(plan, opts)) return;
+      if (ready) { ledger.enqueue(plan.revision, ready.body, ready.at); return; }
+      const msg = messageOf(plan, opts);
       ledger.enqueue(plan.revision, JSON.stringify(msg), msg.at);
     },
     afterSwap(plan, _next, _prev, opts) {
       if (onQueued && queued(plan, opts)) onQueued();
     },
   };
+}
+
+/** Changes stringified between two yields of `configMsgJsonSteps`. */
+const CHANGES_PER_STEP = 500;
+/** stands in for the change list while the rest of the message is stringified */
+const CHANGES_MARK = '\u0000changes\u0000';
+
+/**
+ * `JSON.stringify(msg)` as steps: the same text, with the plan's changes stringified a few hundred
+ * at a time between yields. Pure.
+ */
+export function* configMsgJsonSteps(msg: ConfigMsg): Generator<void, string, void> {
+  const frame = JSON.stringify({ ...msg, plan: { ...msg.plan, changes: CHANGES_MARK } });
+  const at = frame.indexOf(JSON.stringify(CHANGES_MARK));
+  const parts: string[] = [];
+  const changes = msg.plan.changes;
+  for (let i = 0; i < changes.length; i += CHANGES_PER_STEP) {
+    if (i > 0) yield;
+    const json = JSON.stringify(changes.slice(i, i + CHANGES_PER_STEP));
+    parts.push(json.slice(1, -1));
+  }
+  return `${frame.slice(0, at)}[${parts.join(',')}]${frame.slice(at + JSON.stringify(CHANGES_MARK).length)}`;
 }

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from '../../../runtime/store/db.js';
+import { ResourceStore } from '../../../runtime/store/resources.js';
+import { EventBus } from '../../../runtime/events/bus.js';
+import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { applyPlanSliced } from '../../../controller/apply/apply-sliced.js';
+import { ApplyHooks } from '../../../controller/apply/hooks.js';
+import { WriteGate } from '../../../controller/apply/gate.js';
+import { planChanges } from '../../../controller/plan/plan.js';
+import type { DesiredRow, Plan } from '../../../controller/plan/types.js';
+import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { ConfigLedger } from '../../../runtime/cluster/ledger.js';
+import { configMsgJsonSteps, outboxHook } from '../../../runtime/cluster/outbox.js';
+import type { ConfigMsg } from '../../../runtime/cluster/config-msg.js';
+
+const poolPlan = (count: number, revision: string): Plan => {
+  const desired: DesiredRow[] = Array.from({ length: count }, (_, i) => ({ kind: 'pool', key: `p${i}`, fields: { name: `p${i}`, description: `pool ${i} "quoted" \u2028` }, source: `pools/p${i}.yaml` }));
+  let n = 0;
+  return planChanges({ desired, actual: emptySnapshot(), revision, newId: () => `${revision}-${n++}`, tenantId: 'default', safety: { maxChangePercent: 100, minExisting: 0 } as never });
+};
+
+const finish = (steps: Generator<void, string, void>): string => { for (;;) { const r = steps.next(); if (r.done) return r.value; } };
+
+test('configMsgJsonSteps gives the text of JSON.stringify, for 0, 1 and several steps of changes', () => {
+  for (const count of [0, 1, 499, 500, 1201]) {
+    const plan = count === 0 ? { ...poolPlan(1, 'r0'), changes: [] } : poolPlan(count, `r${count}`);
+    const msg: ConfigMsg = { plan, node: 'a', at: 123, signer: 'ABCD' };
+    assert.equal(finish(configMsgJsonSteps(msg)), JSON.stringify(msg), `${count} changes`);
+  }
+});
+
+test('a large local plan: its outbox row is made in slices before the transaction, and is the message as JSON', async () => {
+  const db = openDatabase(':memory:');
+  const ledger = new ConfigLedger(db);
+  const hooks = new ApplyHooks((err) => { throw err; });
+  // around the outbox hook (hooks run in registration order): how long its work in the transaction takes
+  let t1 = 0;
+  let t2 = 0;
+  hooks.add({ inTransaction: () => { t1 = performance.now(); } });
+  hooks.add(outboxHook(ledger, 'a'));
+  hooks.add({ inTransaction: () => { t2 = performance.now(); } });
+  const ctx = { store: new ResourceStore(db), holder: new SnapshotHolder(emptySnapshot()), bus: new EventBus((err) => { throw err; }), gate: new WriteGate(), hooks };
+  const plan = poolPlan(40_000, 'big');
+  const before = ledger.pending().length;
+  await applyPlanSliced(ctx, plan, { meta: { signer: 'FP' } });
+  const rows = ledger.pending();
+  assert.equal(rows.length, before + 1);
+  const msg = JSON.parse(rows[0]!.body) as ConfigMsg;
+  assert.equal(msg.node, 'a');
+  assert.equal(msg.signer, 'FP');
+  assert.equal(msg.plan.changes.length, 40_000);
+  assert.deepEqual(msg.plan.changes[39_999], JSON.parse(JSON.stringify(plan.changes[39_999])));
+  // no whole-plan JSON in the transaction's turn, only the row's insert: against making the row
+  // there (JSON.stringify and the insert, in a transaction, as a one-turn apply does)
+  const t = performance.now();
+  db.transaction(() => { ledger.enqueue('again', JSON.stringify({ plan, node: 'a', at: 0, signer: 'FP' }), 0); })();
+  const inOneTurn = performance.now() - t;
+  assert.ok(t2 - t1 < inOneTurn * 0.75, `the outbox hook took ${(t2 - t1).toFixed(0)} ms in the transaction; making the row there takes ${inOneTurn.toFixed(0)} ms`);
+  ledger.acknowledged('again');
+
+  // the one-turn apply writes the same row (made in its transaction)
+  const small = poolPlan(3, 'small');
+  applyPlan(ctx, { ...small, baseVersion: ctx.holder.current.version }, { meta: { signer: 'FP' } });
+  const row = ledger.pending().find((r) => r.revision === 'small')!;
+  assert.equal((JSON.parse(row.body) as ConfigMsg).plan.changes.length, 3);
+});
