@@ -115,17 +115,28 @@ export class Answerer {
   }
 
   /**
-   * The zone index of the current snapshot, rebuilt when the snapshot or a geo database changed.
-   * The dns part calls this right after each swap, so queries find it built.
+   * While true, `index()` keeps serving the current index when the snapshot has moved on: a newer
+   * one is being built in slices and is installed with `adoptIndex` (docs/dns.md "Large states"),
+   * so answers stay on the previous revision for the length of that build.
    */
-  index(): ZoneIndex {
-    const s = this.deps.snapshot();
+  holdIndex = false;
+
+  /** True when the current index is the one of the served snapshot, geo databases and serial. */
+  indexCurrent(): boolean {
     const g = this.deps.geo;
     const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    const serial = this.deps.serial();
-    if (!this.ix || this.ix.snapshot !== s || this.ix.geoGeneration !== gen || this.ix.serial !== serial) {
-      this.ix = buildZoneIndex(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
-    }
+    return this.ix !== undefined && this.ix.snapshot === this.deps.snapshot() && this.ix.geoGeneration === gen && this.ix.serial === this.deps.serial();
+  }
+
+  /**
+   * The zone index of the current snapshot, rebuilt when the snapshot or a geo database changed
+   * (unless `holdIndex`). The dns part calls this right after each swap, so queries find it built.
+   */
+  index(): ZoneIndex {
+    if (this.ix && (this.holdIndex || this.indexCurrent())) return this.ix;
+    const g = this.deps.geo;
+    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
+    this.ix = buildZoneIndex(this.deps.snapshot(), this.deps.config, g, gen, this.deps.serial(), this.ix, this.deps.onUnserved);
     return this.ix;
   }
 

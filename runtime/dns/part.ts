@@ -14,11 +14,12 @@ import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
 import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
-import type { ZoneIndex } from './zone-index.js';
+import { indexInSlices, type ZoneIndex } from './zone-index.js';
 import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
 import { createUpdateHandler } from './update-handler.js';
 import { logListening } from '../log/listening.js';
-import { runSliced } from '../slicer.js';
+import { Slicer, runSliced } from '../slicer.js';
+import type { Logger } from '../log/logger.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -59,6 +60,27 @@ const states = new WeakMap<Core, DnsState>();
  * (below): the bound port, the UDP path, the answer path (for benchmarks), the SOA serial and how
  * RUM data reaches the `rum` chain step.
  */
+/**
+ * Builds the index of the current snapshot in slices and installs it, again while the state
+ * moved on during a build; `holdIndex` keeps the previous index answering meanwhile. Never rejects
+ * (a failed build is logged; `index()` then builds in one turn, as for a small state).
+ */
+async function buildIndexInSlices(a: Answerer, core: Core, serialNow: () => number, log: Logger): Promise<void> {
+  a.holdIndex = true;
+  const slicer = new Slicer(10);
+  try {
+    while (!a.indexCurrent()) {
+      const snap = core.holder.current;
+      const ix = await runSliced(a.indexSteps(snap, serialNow()), slicer);
+      if (core.holder.current === snap) a.adoptIndex(ix);
+    }
+  } catch (err) {
+    log.error({ err }, 'dns index build failed; built in one turn instead');
+  } finally {
+    a.holdIndex = false;
+  }
+}
+
 PARTS.push({
   name: 'dns',
   setup(core, ext) {
@@ -107,7 +129,13 @@ PARTS.push({
     // Precompute the DNS view right after each swap (and at start), off the query path.
     a.index();
     for (const src of sources) src.onLoad = () => { a.index(); };
-    core.closers.push(core.bus.on('plan_applied', () => { a.index(); }));
+    // After a one-turn apply (a REST write) of a large state, the next index is built in slices
+    // while the previous one answers; the API's wait for a write (applySettled) includes it.
+    core.closers.push(core.bus.on('plan_applied', () => {
+      if (a.indexCurrent()) return;
+      if (indexInSlices(core.holder.current)) state.indexBuild ??= buildIndexInSlices(a, core, () => serial.current, log).finally(() => { state.indexBuild = undefined; state.onIndexInstalled?.(); });
+      else a.index();
+    }));
     // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
     // slices, and installs it at the swap: the index() above then finds it built.
     core.closers.push(core.applyHooks.add({

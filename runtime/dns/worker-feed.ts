@@ -21,6 +21,10 @@ export interface DnsState {
   serial: ZoneSerial; workers: DnsWorkers | undefined;
   /** the Uint32 cell of the shared round-robin counter */
   sequence: SharedArrayBuffer;
+  /** the main thread's index being built in slices after a one-turn apply of a large state (part.ts) */
+  indexBuild?: Promise<void> | undefined;
+  /** told when such a build is installed (the workers then get the health table of its endpoints) */
+  onIndexInstalled?: () => void;
   /** RUM samples to copy to the workers (set as the RUM source's onSample) */
   rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
 }
@@ -83,6 +87,7 @@ export function feedWorkers(core: Core, state: DnsState): void {
     scheduleHealth();
   };
   core.health.onChange = scheduleHealth;
+  state.onIndexInstalled = () => scheduleTable();
   core.closers.push(() => { core.health.onChange = undefined; });
   /** the large apply staged on the workers by `prepare`, committed at its swap */
   let staged: { plan: Plan; stage: number } | undefined;
@@ -135,7 +140,11 @@ export function feedWorkers(core: Core, state: DnsState): void {
     if (samples.length === 0) setImmediate(flushRum);
     samples.push([key, ip, ms, at]);
   };
-  core.ports.applySettled = () => state.workers?.settled();
+  core.ports.applySettled = () => {
+    const w = state.workers?.settled();
+    const ix = state.indexBuild;
+    return w || ix ? Promise.all([w, ix]).then(() => undefined) : undefined;
+  };
   core.ports.dnsWorkerQueries = () => state.metrics.perWorker();
   core.ports.dnsAnswerTotals = () => state.metrics.answerTotals();
   core.ports.dnsWorkersRunning = () => state.workers?.running ?? 0;

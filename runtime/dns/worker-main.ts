@@ -8,7 +8,7 @@ import type { Row } from '../model/types.js';
 import { RumStore } from '../rum/store.js';
 import { SnapshotBuilder, emptySnapshot, nextSnapshot, type Snapshot } from '../snapshot/snapshot.js';
 import { Slicer, runSliced } from '../slicer.js';
-import type { ZoneIndex } from './zone-index.js';
+import { indexInSlices, type ZoneIndex } from './zone-index.js';
 import { Answerer } from './answer.js';
 import { createDispatch } from './dispatch.js';
 import { DnsMetrics } from './metrics.js';
@@ -159,12 +159,15 @@ async function run(): Promise<void> {
         // Built off to the side, then swapped in one assignment; the index is rebuilt before the
         // next batch is answered, and the main thread hears that this worker serves `gen`. A
         // staged apply not committed by now was given up by the main thread.
-        enqueue(() => {
+        enqueue(async () => {
           staged = undefined;
           try {
             const next = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
+            // a large state's index is built in slices while the previous one answers (docs/dns.md "Large states")
+            const ix = indexInSlices(next) ? await runSliced(a.indexSteps(next, m.serial), slicer) : undefined;
             snapshot = next;
             serial = m.serial;
+            if (ix) a.adoptIndex(ix);
             a.index();
           } catch (err) {
             log.error({ err, gen: m.gen }, 'dns worker: an apply could not be built; asking for a resync');
