@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { pino } from 'pino';
 import { createCheckers, tcpProbePath } from '../../runtime/health/checkers/index.js';
 import { NativeTcpChecker, nativeSynChecker, TCP_PROBE_ENV } from '../../runtime/health/checkers/tcp-native.js';
-import { checkKeyOf } from '../../runtime/health/targets.js';
-import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
 import { haveSilentListener, silentListener } from '../helpers/silent-listener.js';
+import { close, listen, listenIpv6OrSkip, probeManyAtOnce, target } from '../helpers/tcp-probe-tools.js';
 import { startTestDaemon, api } from '../helpers/daemon.js';
 
 // Half-open SYN probes (docs/health.md "Half-open SYN probes"). They need CAP_NET_RAW: without it
@@ -16,18 +15,6 @@ import { startTestDaemon, api } from '../helpers/daemon.js';
 delete process.env[TCP_PROBE_ENV];
 const log = pino({ level: 'silent' });
 
-function target(ip: string, port: number, timeoutMs = 1000): CheckTarget {
-  const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, timeoutMs };
-  return { key: `p|${ip}`, poolId: 'p', ip, port, check, checkKey: checkKeyOf(check), checkId: 'hc' };
-}
-
-function listen(srv: Server, host = '127.0.0.1', port = 0, backlog = 511): Promise<number> {
-  return new Promise((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen({ host, port, backlog }, () => resolve((srv.address() as AddressInfo).port));
-  });
-}
-const close = (srv: Server) => new Promise<void>((r) => srv.close(() => r()));
 const run = (c: NativeTcpChecker, t: CheckTarget) => c.check(t, AbortSignal.timeout(t.check.timeoutMs));
 
 /** The SYN checker, or undefined (and the test skipped) without CAP_NET_RAW. */
@@ -83,31 +70,7 @@ test('syn probe: the member keeps no half-open entry (this host resets every SYN
 test('syn probe: thousands of concurrent probes are each reported once with their own result', async (t) => {
   const c = synOrSkip(t);
   if (!c) return;
-  const srv = createServer((s) => s.destroy());
-  const port = await listen(srv, '127.0.0.1', 0, 4096);
-  const spare = createServer();
-  const closedPort = await listen(spare);
-  await close(spare);
-  const N = 3000;
-  const seen = new Map<number, CheckResult>();
-  let dup = 0;
-  await new Promise<void>((resolve) => {
-    const finish = (i: number, ok: boolean, rttMs: number, detail: string) => {
-      if (seen.has(i)) dup++;
-      seen.set(i, { ok, rttMs, detail });
-      if (seen.size === N) resolve();
-    };
-    for (let i = 0; i < N; i++) c.start(target('127.0.0.1', i % 2 === 0 ? port : closedPort), i, finish);
-  });
-  await new Promise((r) => setTimeout(r, 50)); // anything reported twice would show up now
-  assert.equal(dup, 0);
-  for (let i = 0; i < N; i++) {
-    const r = seen.get(i)!;
-    if (i % 2 === 0) assert.equal(r.ok, true, `probe ${i}: ${r.detail}`);
-    else assert.equal(r.detail, 'connect ECONNREFUSED', `probe ${i}`);
-  }
-  assert.equal(c.inflight, 0);
-  await close(srv);
+  await probeManyAtOnce(c, 3000);
 });
 
 test('syn probe: no answer ends as `timeout`; a cancelled probe is never reported', async (t) => {
@@ -144,13 +107,8 @@ test('syn probe: IPv6 members go through connect()', async (t) => {
   const c = synOrSkip(t);
   if (!c) return;
   const srv = createServer((s) => s.destroy());
-  let port: number;
-  try {
-    port = await listen(srv, '::1');
-  } catch {
-    t.skip('no IPv6 loopback');
-    return;
-  }
+  const port = await listenIpv6OrSkip(t, srv);
+  if (port === undefined) return;
   let accepted = 0;
   srv.on('connection', () => accepted++);
   const up = await run(c, target('::1', port));

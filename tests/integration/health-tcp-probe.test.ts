@@ -1,31 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { pino } from 'pino';
 import { createCheckers, tcpProbePath, tcpChecker, type TcpProbePath } from '../../runtime/health/checkers/index.js';
 import { NativeTcpChecker, nativeTcpChecker, TCP_PROBE_ENV } from '../../runtime/health/checkers/tcp-native.js';
-import { checkKeyOf } from '../../runtime/health/targets.js';
-import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
-import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
+import type { CheckTarget } from '../../runtime/health/types.js';
 import { haveSilentListener, silentListener } from '../helpers/silent-listener.js';
+import { close, listen, listenIpv6OrSkip, probeManyAtOnce, target } from '../helpers/tcp-probe-tools.js';
 
 const log = pino({ level: 'silent' });
 // This file picks each path explicitly, also in a suite run with GSLBD_TCP_PROBE=net.
 delete process.env[TCP_PROBE_ENV];
 
-function target(ip: string, port: number, timeoutMs = 1000): CheckTarget {
-  const check = { ...HEALTHCHECK_DEFAULTS, type: 'tcp' as const, port, timeoutMs };
-  return { key: `p|${ip}`, poolId: 'p', ip, port, check, checkKey: checkKeyOf(check), checkId: 'hc' };
-}
-
-function listen(srv: Server, host = '127.0.0.1', port = 0, backlog = 511): Promise<number> {
-  return new Promise((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen({ host, port, backlog }, () => resolve((srv.address() as AddressInfo).port));
-  });
-}
-const close = (srv: Server) => new Promise<void>((r) => srv.close(() => r()));
 
 function native(): NativeTcpChecker {
   const c = nativeTcpChecker();
@@ -81,13 +68,8 @@ test('tcp probe (native): an address that is not a literal IP fails at once with
 
 test('tcp probe (native): IPv6 ::1', async (t) => {
   const srv = createServer((s) => s.destroy());
-  let port: number;
-  try {
-    port = await listen(srv, '::1');
-  } catch {
-    t.skip('no IPv6 loopback');
-    return;
-  }
+  const port = await listenIpv6OrSkip(t, srv);
+  if (port === undefined) return;
   const up = await native().check(target('::1', port), AbortSignal.timeout(1000));
   assert.equal(up.ok, true, up.detail);
   // a scoped address is handed to net.connect, which resolves the scope
@@ -100,32 +82,7 @@ test('tcp probe (native): IPv6 ::1', async (t) => {
 
 test('tcp probe (native): thousands of concurrent probes are each reported once with their own result', async () => {
   const c = native();
-  const srv = createServer((s) => s.destroy());
-  const port = await listen(srv, '127.0.0.1', 0, 4096);
-  const spare = createServer();
-  const closedPort = await listen(spare);
-  await close(spare); // nothing listens there any more: refused
-  const N = 3000;
-  const seen = new Map<number, CheckResult>();
-  let dup = 0;
-  await new Promise<void>((resolve) => {
-    const finish = (i: number, ok: boolean, rttMs: number, detail: string) => {
-      if (seen.has(i)) dup++;
-      seen.set(i, { ok, rttMs, detail });
-      if (seen.size === N) resolve();
-    };
-    for (let i = 0; i < N; i++) c.start(target('127.0.0.1', i % 2 === 0 ? port : closedPort), i, finish);
-  });
-  await new Promise((r) => setTimeout(r, 50)); // anything reported twice would show up now
-  assert.equal(dup, 0);
-  assert.equal(seen.size, N);
-  for (let i = 0; i < N; i++) {
-    const r = seen.get(i)!;
-    if (i % 2 === 0) assert.equal(r.ok, true, `probe ${i}: ${r.detail}`);
-    else assert.equal(r.detail, 'connect ECONNREFUSED', `probe ${i}`);
-  }
-  assert.equal(c.inflight, 0);
-  await close(srv);
+  await probeManyAtOnce(c, 3000);
 });
 
 test('tcp probe (native): cancel ends a probe, queued or in flight, and it is never reported', async () => {

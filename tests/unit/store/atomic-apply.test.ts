@@ -1,33 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase } from '../../../runtime/store/db.js';
-import { ResourceStore } from '../../../runtime/store/resources.js';
-import { EventBus } from '../../../runtime/events/bus.js';
-import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { applyPlan } from '../../../controller/apply/apply.js';
 import { planChanges } from '../../../controller/plan/plan.js';
-import { emptySnapshot, childrenOf, rowsOf } from '../../../runtime/snapshot/snapshot.js';
-import type { DesiredRow } from '../../../controller/plan/types.js';
+import { childrenOf, rowsOf } from '../../../runtime/snapshot/snapshot.js';
 import { GslbError } from '../../../runtime/errors.js';
-
-function desiredPools(nPools: number, nMembers: number, weight: number): DesiredRow[] {
-  const out: DesiredRow[] = [];
-  for (let p = 0; p < nPools; p++) {
-    out.push({ kind: 'pool', key: `p${p}`, fields: { name: `p${p}` } });
-    for (let m = 0; m < nMembers; m++) {
-      out.push({ kind: 'member', key: `p${p}/10.0.${p}.${m}:80`, fields: { ipAddress: `10.0.${p}.${m}`, port: 80, weight, priority: 0, enabled: true, rumUrl: null }, refs: [{ field: 'poolId', kind: 'pool', key: `p${p}` }] });
-    }
-  }
-  return out;
-}
+import { desiredPools, memoryStore } from '../../helpers/apply-fixtures.js';
 
 function setup() {
-  const db = openDatabase(':memory:');
-  const store = new ResourceStore(db);
-  const holder = new SnapshotHolder(emptySnapshot());
-  const bus = new EventBus();
-  let n = 0;
-  const newId = (kind: string) => `${kind}-${++n}`;
-  return { db, store, holder, bus, newId, ctx: { store, holder, bus } };
+  const m = memoryStore();
+  return { ...m, ctx: { store: m.store, holder: m.holder, bus: m.bus } };
 }
 
 test('a reader never observes half of a multi-row change', async () => {

@@ -1,44 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase } from '../../../runtime/store/db.js';
-import { ResourceStore, rowsSeqOf } from '../../../runtime/store/resources.js';
-import { EventBus } from '../../../runtime/events/bus.js';
-import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
+import { rowsSeqOf } from '../../../runtime/store/resources.js';
+import { applyPlan } from '../../../controller/apply/apply.js';
 import { applyPlanSliced } from '../../../controller/apply/apply-sliced.js';
 import { ApplyHooks } from '../../../controller/apply/hooks.js';
 import { WriteGate } from '../../../controller/apply/gate.js';
 import { planChanges } from '../../../controller/plan/plan.js';
 import { planCreate } from '../../../controller/plan/delta.js';
-import { emptySnapshot, childrenOf, rowsOf, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { DesiredRow } from '../../../controller/plan/types.js';
+import { childrenOf, rowsOf, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
 import type { Row } from '../../../runtime/model/types.js';
 import { GslbError } from '../../../runtime/errors.js';
+import { desiredPools, memoryStore } from '../../helpers/apply-fixtures.js';
 
 // controller/apply/apply-sliced.ts: a large plan applied in slices between turns of the event
 // loop must end exactly as `applyPlan` would, and nothing may see or slip into the middle of it.
 
-function desiredPools(nPools: number, nMembers: number, weight: number): DesiredRow[] {
-  const out: DesiredRow[] = [];
-  for (let p = 0; p < nPools; p++) {
-    out.push({ kind: 'pool', key: `p${p}`, fields: { name: `p${p}` } });
-    for (let m = 0; m < nMembers; m++) {
-      out.push({ kind: 'member', key: `p${p}/10.0.${p}.${m}:80`, fields: { ipAddress: `10.0.${p}.${m}`, port: 80, weight, priority: 0, enabled: true, rumUrl: null }, refs: [{ field: 'poolId', kind: 'pool', key: `p${p}` }] });
-    }
-  }
-  return out;
-}
-
 function setup() {
-  const db = openDatabase(':memory:');
-  const store = new ResourceStore(db);
-  const holder = new SnapshotHolder(emptySnapshot());
-  const bus = new EventBus();
+  const m = memoryStore();
   const hooks = new ApplyHooks((err) => { throw err; });
   const gate = new WriteGate();
-  let n = 0;
-  const newId = (kind: string) => `${kind}-${++n}`;
   // a tiny budget: every plan here is cut into many slices
-  return { db, store, holder, bus, hooks, gate, newId, ctx: { store, holder, bus, hooks, gate, budgetMs: 0.2 } };
+  return { ...m, hooks, gate, ctx: { store: m.store, holder: m.holder, bus: m.bus, hooks, gate, budgetMs: 0.2 } };
 }
 
 const turns = () => {
