@@ -24,6 +24,10 @@
 // buffer holds seconds of queries whose clients gave up; answering them first only delays the
 // fresh ones behind them.
 //
+// Under load the socket can be read on a timer instead of per wakeup (receive coalescing,
+// coalesceUs; see on_tick and docs/dns.md "Receive coalescing"), so one callback answers what
+// arrived in the meantime.
+//
 // No per-packet allocation; nothing here trusts packet contents. Sends that would block are
 // dropped and counted (a DNS server may drop under overload; the client retries).
 #define _GNU_SOURCE
@@ -39,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +65,13 @@ typedef struct {
   int fd;
   int family;
   int polling;
+  // Receive coalescing (see on_tick): a timerfd polled by its own handle, or -1 when off.
+  uv_poll_t tpoll;
+  int tfd;
+  int32_t coalesce_us;
+  int coalescing;          // 1: the socket is not polled; the timer reads it every coalesce_us
+  int handles_open;        // libuv handles not yet closed
+  uint64_t last_wake_ns;   // CLOCK_MONOTONIC of the last wakeup by the socket
   int closing;
   int closed;
   int in_callback;
@@ -78,7 +90,7 @@ typedef struct {
   union { char buf[CTRL_SIZE]; struct cmsghdr align; } rctrl[BATCH];
   struct mmsghdr smsg[BATCH];
   struct iovec siov[BATCH];
-  double received, sent, dropped, truncated, send_errors;
+  double received, sent, dropped, truncated, send_errors, batches, ticks;
 } ub_t;
 
 #define CHECK(env, call)                                                  \
@@ -103,15 +115,20 @@ static void ub_finalize(napi_env env, void *data, void *hint) {
   ub_t *u = (ub_t *)data;
   // Only reached once the handle is unreferenced, i.e. after close completed (or at teardown).
   if (!u->closed && u->fd >= 0) { close(u->fd); u->fd = -1; }
+  if (!u->closed && u->tfd >= 0) { close(u->tfd); u->tfd = -1; }
   if (u->closed) free(u);
   // If never closed (environment teardown with the poll still registered) the struct is leaked
   // on purpose: libuv may still reference it.
 }
 
+// Called once per libuv handle (the socket's, and the timer's when coalescing is on); the rest
+// runs after the last one.
 static void on_uv_close(uv_handle_t *h) {
   ub_t *u = (ub_t *)h->data;
+  if (--u->handles_open > 0) return;
   napi_env env = u->env;
   if (u->fd >= 0) { close(u->fd); u->fd = -1; }
+  if (u->tfd >= 0) { close(u->tfd); u->tfd = -1; }
   u->closed = 1;
   // Unregistering the cleanup hook also tells a tearing-down environment that this handle is
   // closed (the addon may be unloaded right after, so the close had to finish first).
@@ -134,6 +151,7 @@ static void start_close(ub_t *u) {
   u->closing = 1;
   if (u->polling) { uv_poll_stop(&u->poll); u->polling = 0; }
   uv_close((uv_handle_t *)&u->poll, on_uv_close);
+  if (u->tfd >= 0) uv_close((uv_handle_t *)&u->tpoll, on_uv_close);
 }
 
 // An environment going away (a worker thread ending) with the socket still open: close the poll
@@ -220,13 +238,13 @@ static void send_batch(ub_t *u, int n) {
   }
 }
 
-static void on_readable(uv_poll_t *h, int status, int events) {
-  ub_t *u = (ub_t *)h->data;
-  (void)events;
-  if (u->closing || status < 0) return;
+// Receives, answers (one JS callback per batch) and sends until the socket is drained or
+// MAX_BATCHES_PER_WAKEUP batches were handled. Returns the packets received.
+static int drain(ub_t *u) {
   napi_env env = u->env;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  int total = 0;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return 0;
   for (int b = 0; b < MAX_BATCHES_PER_WAKEUP && !u->closing; b++) {
     for (int i = 0; i < BATCH; i++) {
       u->riov[i].iov_base = u->mem + (size_t)i * RX_SLOT;
@@ -244,6 +262,8 @@ static void on_readable(uv_poll_t *h, int status, int events) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EAGAIN (drained) or an error: wait for the next wakeup
     u->received += n;
+    u->batches++;
+    total += n;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     int32_t *age = (int32_t *)(u->mem + AGE_OFF);
@@ -269,6 +289,63 @@ static void on_readable(uv_poll_t *h, int status, int events) {
     if (n < BATCH) break;  // drained
   }
   napi_close_handle_scope(env, scope);
+  return total;
+}
+
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// Receive coalescing, as a NIC moderates its interrupts. At a steady rate a wakeup finds one
+// packet or a few, so the fixed cost of a wakeup (the poll, entering JavaScript, the two
+// syscalls) is paid about once per query. When two wakeups by the socket come less than
+// coalesce_us apart, the socket is no longer polled: a periodic timer reads it every coalesce_us
+// instead, so each read takes what arrived in the meantime as one batch. A tick that finds
+// fewer than two packets returns to waking per packet. A query waits at most coalesce_us more;
+// below the switching rate (one wakeup per coalesce_us) nothing waits at all.
+static void set_timer(ub_t *u, int32_t us) {
+  struct itimerspec its;
+  memset(&its, 0, sizeof its);
+  its.it_value.tv_sec = us / 1000000;
+  its.it_value.tv_nsec = (long)(us % 1000000) * 1000;
+  its.it_interval = its.it_value;
+  timerfd_settime(u->tfd, 0, &its, NULL);
+}
+
+static void on_tick(uv_poll_t *h, int status, int events);
+
+static void on_readable(uv_poll_t *h, int status, int events) {
+  ub_t *u = (ub_t *)h->data;
+  (void)events;
+  if (u->closing || status < 0) return;
+  drain(u);
+  if (u->coalesce_us <= 0 || u->closing) return;
+  uint64_t now = mono_ns();
+  uint64_t gap = now - u->last_wake_ns;
+  u->last_wake_ns = now;
+  if (gap >= (uint64_t)u->coalesce_us * 1000u) return;
+  uv_poll_stop(&u->poll);
+  u->polling = 0;
+  u->coalescing = 1;
+  set_timer(u, u->coalesce_us);
+}
+
+static void on_tick(uv_poll_t *h, int status, int events) {
+  ub_t *u = (ub_t *)h->data;
+  (void)events;
+  if (u->closing || status < 0) return;
+  uint64_t expirations;
+  if (read(u->tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations) return;
+  if (!u->coalescing) return;  // a tick left over from before the switch back
+  u->ticks++;
+  int n = drain(u);
+  if (u->closing || n >= 2) return;
+  set_timer(u, 0);
+  u->coalescing = 0;
+  u->last_wake_ns = mono_ns();
+  if (uv_poll_start(&u->poll, UV_READABLE, on_readable) == 0) u->polling = 1;
 }
 
 static ub_t *unwrap(napi_env env, napi_value obj) {
@@ -280,13 +357,15 @@ static ub_t *unwrap(napi_env env, napi_value obj) {
   return (ub_t *)p;
 }
 
-// open(address: string, port: number, onBatch: (count) => void, reusePort?: boolean) -> handle
+// open(address: string, port: number, onBatch: (count) => void, reusePort?: boolean,
+//      coalesceUs?: number) -> handle
 // handle: { port, family, mem: ArrayBuffer }. With reusePort, SO_REUSEPORT is set before bind so
 // several sockets (one per DNS worker thread) share the address and the kernel spreads packets
-// over them by source address and port.
+// over them by source address and port. coalesceUs (0-100000, default 0: off) turns on receive
+// coalescing (on_tick).
 static napi_value ub_open(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 5;
+  napi_value argv[5];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc < 3) { napi_throw_type_error(env, NULL, "open(address, port, onBatch)"); return NULL; }
   char addr[64];
@@ -305,6 +384,14 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   if (argc >= 4) {
     CHECK(env, napi_typeof(env, argv[3], &t));
     if (t == napi_boolean) CHECK(env, napi_get_value_bool(env, argv[3], &reuse));
+  }
+  int32_t coalesce_us = 0;
+  if (argc >= 5) {
+    CHECK(env, napi_typeof(env, argv[4], &t));
+    if (t == napi_number) CHECK(env, napi_get_value_int32(env, argv[4], &coalesce_us));
+    if (coalesce_us < 0 || coalesce_us > 100000) {
+      napi_throw_range_error(env, NULL, "coalesceUs must be 0-100000"); return NULL;
+    }
   }
 
   struct sockaddr_storage ss;
@@ -356,17 +443,26 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   u->fd = fd;
   u->family = family;
   u->env = env;
+  u->tfd = -1;
+  u->coalesce_us = coalesce_us;
+  u->handles_open = 1;
+  if (coalesce_us > 0) {
+    u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (u->tfd < 0) { int e = errno; close(fd); free(u); return throw_errno(env, "timerfd_create", e); }
+  }
 
   napi_value obj, mem, v;
   void *memp = NULL;
   if (napi_create_object(env, &obj) != napi_ok ||
       napi_create_arraybuffer(env, MEM_SIZE, &memp, &mem) != napi_ok) {
-    close(fd); free(u); napi_throw_error(env, NULL, "udp_batch: allocation failed"); return NULL;
+    close(fd); if (u->tfd >= 0) close(u->tfd);
+    free(u); napi_throw_error(env, NULL, "udp_batch: allocation failed"); return NULL;
   }
   u->mem = (unsigned char *)memp;
   memset(u->mem, 0, MEM_SIZE);
   if (napi_wrap(env, obj, u, ub_finalize, NULL, NULL) != napi_ok) {
-    close(fd); free(u); napi_throw_error(env, NULL, "udp_batch: wrap failed"); return NULL;
+    close(fd); if (u->tfd >= 0) close(u->tfd);
+    free(u); napi_throw_error(env, NULL, "udp_batch: wrap failed"); return NULL;
   }
   napi_create_reference(env, obj, 1, &u->self);
   napi_create_reference(env, argv[2], 1, &u->cb);
@@ -381,9 +477,19 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, obj, "family", v);
 
   uv_loop_t *loop = NULL;
-  if (napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &u->poll, fd) != 0) {
+  int init_failed = napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &u->poll, fd) != 0;
+  if (!init_failed && u->tfd >= 0 && uv_poll_init(loop, &u->tpoll, u->tfd) != 0) {
+    // The socket's handle is initialised: close it through libuv; the close callback finishes.
+    u->poll.data = u;
+    napi_throw_error(env, NULL, "udp_batch: uv_poll_init failed (timer)");
+    close(u->tfd); u->tfd = -1;
+    start_close(u);
+    return NULL;
+  }
+  if (init_failed) {
     // Not polled: mark closed so the finalizer frees it once the references are dropped.
     close(fd); u->fd = -1; u->closed = 1;
+    if (u->tfd >= 0) { close(u->tfd); u->tfd = -1; }
     napi_delete_reference(env, u->cb); u->cb = NULL;
     napi_delete_reference(env, u->mem_ref); u->mem_ref = NULL;
     napi_async_destroy(env, u->actx); u->actx = NULL;
@@ -394,6 +500,11 @@ static napi_value ub_open(napi_env env, napi_callback_info info) {
   u->poll.data = u;
   uv_poll_start(&u->poll, UV_READABLE, on_readable);
   u->polling = 1;
+  if (u->tfd >= 0) {
+    u->tpoll.data = u;
+    u->handles_open = 2;
+    uv_poll_start(&u->tpoll, UV_READABLE, on_tick);
+  }
   napi_add_async_cleanup_hook(env, env_cleanup, u, &u->cleanup);
   return obj;
 }
@@ -471,7 +582,8 @@ done:
   return res;
 }
 
-// stats(handle) -> { received, sent, dropped, truncated, sendErrors }
+// stats(handle) -> { received, sent, dropped, truncated, sendErrors, batches, ticks, closed }
+// batches: JS callbacks (received / batches is the mean batch size); ticks: coalescing timer reads
 static napi_value ub_stats(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], obj, v;
@@ -485,6 +597,8 @@ static napi_value ub_stats(napi_env env, napi_callback_info info) {
   napi_create_double(env, u->dropped, &v); napi_set_named_property(env, obj, "dropped", v);
   napi_create_double(env, u->truncated, &v); napi_set_named_property(env, obj, "truncated", v);
   napi_create_double(env, u->send_errors, &v); napi_set_named_property(env, obj, "sendErrors", v);
+  napi_create_double(env, u->batches, &v); napi_set_named_property(env, obj, "batches", v);
+  napi_create_double(env, u->ticks, &v); napi_set_named_property(env, obj, "ticks", v);
   napi_get_boolean(env, u->closed != 0, &v); napi_set_named_property(env, obj, "closed", v);
   return obj;
 }

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { parseDuration } from './duration.js';
+import { parseDuration, parseMicros } from './duration.js';
 import { isDomainName, isFqdn, isIpAddress, isIpv4Address, parseCidr, scopeIdOf } from '../net/ip.js';
 import { isHttpUrl, isPrintableName, isRedirectHost } from './text-rules.js';
 
@@ -9,12 +9,13 @@ const addFormats = addFormatsModule as unknown as // reason: CommonJS default ex
    typeof addFormatsModule.default;
 
 /**
- * Adds the project's formats to an ajv instance (also used as a fastify ajv plugin): duration, ip,
+ * Adds the project's formats to an ajv instance (also used as a fastify ajv plugin): duration, micros, ip,
  * ipv4, cidr, domain, fqdn, http-url, printable, redirect-host.
  */
 export function addProjectFormats(ajv: Ajv): Ajv {
   addFormats(ajv, ['uri', 'email', 'date-time']);
   ajv.addFormat('duration', { type: 'string', validate: (s: string) => parseDuration(s) !== undefined });
+  ajv.addFormat('micros', { type: 'string', validate: (s: string) => parseMicros(s) !== undefined });
   // IP literals without a scope id: an answer or a rule cannot carry `%eth0` (docs/api.md "Input rules").
   ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIpAddress(s) });
   ajv.addFormat('ipv4', { type: 'string', validate: (s: string) => isIpv4Address(s) });
@@ -29,6 +30,7 @@ export function addProjectFormats(ajv: Ajv): Ajv {
 
 const FORMAT_RULES: Record<string, string> = {
   duration: 'a duration such as 500ms, 10s, 1m30s or 1h',
+  micros: 'a duration such as 250us, 1ms or 0s',
   ip: 'a valid IPv4 or IPv6 address',
   ipv4: 'a valid IPv4 address',
   cidr: 'a valid CIDR such as 10.0.0.0/8',

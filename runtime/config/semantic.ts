@@ -1,5 +1,5 @@
 import type { Config } from './types.js';
-import { parseDuration } from './duration.js';
+import { parseDuration, parseMicros } from './duration.js';
 import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
@@ -68,6 +68,10 @@ export function checkConfigSemantics(c: Config): Problem[] {
   // longer than a client waits would answer no one.
   const age = parseDuration(c.dns.maxQueryAge);
   if (age !== undefined && age !== 0 && (age < 100 || age > 60_000)) add(['dns', 'maxQueryAge'], c.dns.maxQueryAge, 'must be 0s (off) or between 100ms and 60s');
+  // Receive coalescing (docs/dns.md "Receive coalescing"): below 20 µs a timer costs more than it
+  // saves; above 10 ms the wait would show in every client's latency.
+  const co = parseMicros(c.dns.udpCoalesce);
+  if (co !== undefined && co !== 0 && (co < 20 || co > 10_000)) add(['dns', 'udpCoalesce'], c.dns.udpCoalesce, 'must be 0s (off) or between 20us and 10ms');
   // Dynamic updates (docs/dns.md "Dynamic updates"): each grant names a configured key.
   const upd = c.dns.update;
   if (upd.enabled && upd.grants.length === 0) add(['dns', 'update', 'enabled'], true, 'needs at least one grant in dns.update.grants');

@@ -26,6 +26,8 @@ export interface Config {
     listenAddr: string; port: number; domain?: string; queryLog: boolean; nsNames?: string[];
     soa: { mname?: string; rname?: string; refresh: number; retry: number; expire: number; minimum: number };
     udpPayloadSize: number; lookupDeadline: string; maxQueryAge: string; versionName: string;
+    /** receive coalescing window of the batched UDP sockets (`250us`; `0s` off; docs/dns.md "Receive coalescing") */
+    udpCoalesce: string;
     /** UDP answerers in one SO_REUSEPORT group: the main thread plus workers-1 worker threads (`auto` in the file, resolved at load) */
     workers: number;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };

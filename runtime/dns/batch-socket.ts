@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../paths.js';
  */
 
 interface Native {
-  open(address: string, port: number, onBatch: (count: number) => void, reusePort?: boolean): NativeHandle;
+  open(address: string, port: number, onBatch: (count: number) => void, reusePort?: boolean, coalesceUs?: number): NativeHandle;
   close(h: NativeHandle): void;
   sendTo(h: NativeHandle, data: Uint8Array, family: number, addr: Uint8Array, port: number): boolean;
   stats(h: NativeHandle): BatchStats;
@@ -23,8 +23,27 @@ interface Native {
 }
 interface NativeHandle { port: number; family: 4 | 6; mem: ArrayBuffer }
 
-/** Counters kept by the addon. */
-export interface BatchStats { received: number; sent: number; dropped: number; truncated: number; sendErrors: number; closed: boolean }
+/**
+ * Counters kept by the addon. `batches`: callbacks into JavaScript (received / batches is the mean
+ * batch size); `ticks`: reads by the coalescing timer. Both are absent in a build from before
+ * receive coalescing.
+ */
+export interface BatchStats {
+  received: number; sent: number; dropped: number; truncated: number; sendErrors: number; closed: boolean;
+  batches?: number; ticks?: number;
+}
+
+/** How `BatchSocket.open` sets up its socket. */
+export interface BatchSocketOptions {
+  /** SO_REUSEPORT before bind, so the DNS workers' sockets share the address (docs/dns.md "Workers") */
+  reusePort?: boolean;
+  /**
+   * Receive coalescing window in microseconds (dns.udpCoalesce, docs/dns.md "Receive coalescing"):
+   * when wakeups by the socket come closer together than this, a timer reads it every
+   * `coalesceUs` instead, so one callback answers what arrived in the meantime. 0 or absent: off.
+   */
+  coalesceUs?: number;
+}
 
 let native: Native | undefined;
 let loadError: string | undefined;
@@ -100,17 +119,16 @@ export class BatchSocket {
   }
 
   /**
-   * Binds `address:port` (port 0 picks one; see `port`); with `reusePort`, SO_REUSEPORT is set
-   * first so the DNS workers' sockets share the address (docs/dns.md "Workers"). Throws when the
+   * Binds `address:port` (port 0 picks one; see `port`) with the options above. Throws when the
    * addon is unavailable or bind fails.
    */
-  static open(address: string, port: number, onBatch: (count: number) => void, reusePort = false): BatchSocket {
+  static open(address: string, port: number, onBatch: (count: number) => void, opts: BatchSocketOptions = {}): BatchSocket {
     const n = load();
     if (!n) throw new Error(`udp batch addon unavailable: ${loadError ?? 'not loaded'}`);
     let self: BatchSocket | undefined;
     let h: NativeHandle;
     try {
-      h = n.open(address, port, (count) => { if (self && !self.closed) onBatch(count); }, reusePort);
+      h = n.open(address, port, (count) => { if (self && !self.closed) onBatch(count); }, opts.reusePort ?? false, opts.coalesceUs ?? 0);
     } catch (err) {
       // The addon reports errno as "E<number>"; give it the name dgram would (EADDRINUSE…).
       const e = err as NodeJS.ErrnoException;

@@ -29,6 +29,8 @@ export interface Dispatch {
    * is dropped unanswered (docs/dns.md "Stale queries")
    */
   maxQueryAgeUs: number;
+  /** counts one read of the batched UDP socket (`gslbd_dns_udp_batches_total`) */
+  batch: () => void;
   /** counts a query dropped for its age (`gslbd_dns_queries_total{rcode="dropped"}`, by its type) */
   stale: (req: Buffer) => void;
 }
@@ -81,5 +83,6 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
   };
   // counted as dropped, not timed: a query never answered has no place in the duration histogram
   const stale = (req: Buffer) => { o.metrics.countQuery(questionType(req), -1); };
-  return { answerer, log: o.log, finish, count, endBatch, later, maxQueryAgeUs: (o.maxQueryAgeMs ?? 0) * 1000, stale };
+  const batch = () => { o.metrics.batch(); };
+  return { answerer, log: o.log, finish, count, endBatch, later, maxQueryAgeUs: (o.maxQueryAgeMs ?? 0) * 1000, stale, batch };
 }

@@ -64,14 +64,16 @@ const SUM_AT = BUCKETS_AT + BOUNDS.length + 1;
 const COUNT_AT = SUM_AT + 1;
 const REFUSED_AT = COUNT_AT + 1;
 const NOTAUTH_AT = REFUSED_AT + 1;
+const BATCHES_AT = NOTAUTH_AT + 1;
 /** Bytes of the cells of one DnsMetrics (the SharedArrayBuffer a DNS worker counts into). */
-export const DNS_METRICS_BYTES = (NOTAUTH_AT + 1) * 8;
+export const DNS_METRICS_BYTES = (BATCHES_AT + 1) * 8;
 
 /**
  * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
  * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
  * Metrics: `gslbd_dns_queries_total{type,rcode}`, `gslbd_dns_query_duration_seconds`,
- * `gslbd_dns_transfers_total{result}`, `gslbd_dns_worker_queries_total{worker}`, plus `tcp`.
+ * `gslbd_dns_transfers_total{result}`, `gslbd_dns_worker_queries_total{worker}`,
+ * `gslbd_dns_udp_batches_total`, plus `tcp`.
  * A DNS worker thread counts into cells in a SharedArrayBuffer (`new DnsMetrics(sab)`); the main
  * thread's registry sums its own cells and every worker's (`addWorker`) at scrape time, so no
  * message is sent per query or per scrape (docs/dns.md "Workers").
@@ -114,6 +116,11 @@ export class DnsMetrics {
   record(qtype: number, rcode: number, seconds: number): void {
     this.countQuery(qtype, rcode);
     this.observe(seconds, 1);
+  }
+
+  /** Counts one read of the batched UDP socket that found packets (one call into the answer path). */
+  batch(): void {
+    this.cells[BATCHES_AT]! += 1;
   }
 
   /** Counts one query by type and rcode (-1 = dropped), without its time (see `observe`). */
@@ -214,6 +221,14 @@ export class DnsMetrics {
       get: async () => ({ name: resyncs.name, help: resyncs.help, type: 'counter', aggregator: 'sum', values: [{ labels: {}, value: this.resyncs }] }),
       reset: () => { this.resyncs = 0; },
     };
+    const batches = {
+      name: 'gslbd_dns_udp_batches_total',
+      help: 'Reads of the batched UDP sockets that found packets, each answered in one call; UDP queries divided by this is the mean batch size (dns.udpCoalesce)',
+      type: 'counter',
+      get: async () => ({ name: batches.name, help: batches.help, type: 'counter', aggregator: 'sum', values: [{ labels: {}, value: this.total(BATCHES_AT) }] }),
+      reset: () => { this.cells[BATCHES_AT] = 0; },
+    };
+    registry.registerMetric(batches as never);
     registry.registerMetric(resyncs as never);
     registry.registerMetric(queries as never);
     registry.registerMetric(duration as never);

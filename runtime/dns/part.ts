@@ -1,7 +1,7 @@
 import type { AsnResponse, CityResponse } from 'maxmind';
 import type { Core } from '../app.js';
 import { PARTS } from '../parts.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration, parseMicros } from '../config/duration.js';
 import { NO_RUM, type RumSource } from '../balancer/types.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import { simulateRoutes } from './routes.js';
@@ -156,7 +156,7 @@ PARTS.push({
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
       maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000,
-      tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 1,
+      tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 1, udpCoalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
     });
     if (cfg.dns.workers > 1) await startWorkers(core, state, server);
     core.ports.dnsPort = server.port;

@@ -40,6 +40,8 @@ export interface DnsServerOptions {
    * the DNS workers then join the group (docs/dns.md "Workers").
    */
   reusePort?: boolean;
+  /** dns.udpCoalesce in microseconds (batched path only; 0 or absent: off; docs/dns.md "Receive coalescing") */
+  udpCoalesceUs?: number;
 }
 
 /** Which UDP path a listener uses. */
@@ -62,7 +64,8 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
     : isIP(o.listenAddr) === 0 ? { available: false, reason: 'listenAddr is not an IP literal' }
     : batchSupport();
   const udpPath: DnsUdpPath = support.available ? 'batched' : 'dgram';
-  const makeUdp = () => (udpPath === 'batched' ? batchedUdp(d, o.listenAddr, o.reusePort ? { reusePort: 'first' } : {}) : dgramUdp(d, o.listenAddr));
+  const batchOpts = { coalesceUs: o.udpCoalesceUs ?? 0, ...(o.reusePort ? { reusePort: 'first' as const } : {}) };
+  const makeUdp = () => (udpPath === 'batched' ? batchedUdp(d, o.listenAddr, batchOpts) : dgramUdp(d, o.listenAddr));
   let udp = makeUdp();
 
   const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tcp, onMessage: tcpMessageHandler(d, o.transfer) });

@@ -19,6 +19,8 @@ export interface BatchedUdpOptions {
    * for the reply. Returns false to answer the packet here after all.
    */
   forward?: (req: Buffer, src: string, send: (b: Buffer) => void) => boolean;
+  /** dns.udpCoalesce in microseconds (0 or absent: off; docs/dns.md "Receive coalescing") */
+  coalesceUs?: number;
 }
 
 const isUpdate = (req: Buffer) => req.length >= 12 && (req[2]! & 0x80) === 0 && ((req[2]! >> 3) & 0xf) === 5;
@@ -39,6 +41,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
     const max = s.txSlot;
     // One clock read per batch: every reply goes out with the batch's sendmmsg (Dispatch.count).
     const t0 = performance.now();
+    d.batch();
     for (let i = 0; i < count; i++) {
       if (s.rxLength(i) < 0) continue;
       // Waited in the receive queue longer than its client waits (the event loop was blocked):
@@ -89,7 +92,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
         p = probe.port;
         await closeSocket(probe);
       }
-      bs = BatchSocket.open(listenAddr, p, onBatch, opts.reusePort !== undefined);
+      bs = BatchSocket.open(listenAddr, p, onBatch, { reusePort: opts.reusePort !== undefined, coalesceUs: opts.coalesceUs ?? 0 });
       return bs.port;
     },
     close: async () => {

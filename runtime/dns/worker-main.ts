@@ -1,6 +1,6 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AsnResponse, CityResponse } from 'maxmind';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration, parseMicros } from '../config/duration.js';
 import { HealthView } from '../health/view.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
@@ -81,6 +81,7 @@ async function run(): Promise<void> {
   let nextId = 0;
   const udp = batchedUdp(d, cfg.dns.listenAddr, {
     reusePort: 'join',
+    coalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
     forward: cfg.dns.update.enabled
       ? (req, src, send) => {
         const id = nextId++;

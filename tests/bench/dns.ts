@@ -120,27 +120,36 @@ async function cpuAndWorkers(gslbd: ChildProcess, gPort: number, gdnsd: ChildPro
       await stopChild(g2);
     }
   }
+  // gslbd with receive coalescing off (dns.udpCoalesce 0), beside the default one
+  const zPort = await freePort();
+  const zFile = join(dir, 'dns-nocoalesce.json');
+  writeFileSync(zFile, JSON.stringify({ udpCoalesce: '0' }));
+  const gslbd0 = await startGslbd(zPort, join(dir, 'gslbd-1-nocoalesce'), { dnsFile: zFile });
   const pPort = await freePort();
   const pdns = startPdns(pPort);
   try {
+    await waitAnswer(zPort);
     if (pdns) await waitAnswer(pPort);
-    const servers: [string, number, number][] = [['gslbd', gslbd.pid!, gPort], ['gdnsd', gdnsd.pid!, dPort]];
+    const servers: [string, number, number][] = [['gslbd', gslbd.pid!, gPort], ['gslbd-co0', gslbd0.pid!, zPort], ['gdnsd', gdnsd.pid!, dPort]];
     if (pdns) servers.push(['pdns-lua', pdns.pid!, pPort]);
     for (const [, , port] of servers) await dnsperf(port, ['-l', '2', '-q', '64', '-Q', String(CPU_QPS)], false); // warm-up
     const cpu: Record<string, number[]> = {};
+    const lat: Record<string, number[]> = {};
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, pid, port] of r % 2 === 0 ? servers : [...servers].reverse()) {
         const m = await cpuPerQuery(pid, port);
         (cpu[name] ??= []).push(m.usPerQuery);
-        console.log(`  ${name.padEnd(8)} round ${r + 1}: ${m.usPerQuery.toFixed(2)} µs CPU/query (user ${m.userUs.toFixed(2)}, system ${m.systemUs.toFixed(2)}), ${(m.busy * 100).toFixed(0)}% of a core, ${m.r.completed} answered, lost ${m.r.lost}`);
+        (lat[name] ??= []).push(m.r.avgMs);
+        console.log(`  ${name.padEnd(9)} round ${r + 1}: ${m.usPerQuery.toFixed(2)} µs CPU/query (user ${m.userUs.toFixed(2)}, system ${m.systemUs.toFixed(2)}), ${(m.busy * 100).toFixed(0)}% of a core, ${m.r.completed} answered, lost ${m.r.lost}, avg latency ${(m.r.avgMs * 1000).toFixed(0)} µs`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     console.log(`\nCPU per query at a fixed ${CPU_QPS} qps (user+system of the server process, medians of ${ROUNDS} rounds of ${SECONDS}s):`);
-    for (const [name] of servers) console.log(`  ${name.padEnd(8)}  ${median(cpu[name]!).toFixed(2)} µs`);
-    console.log(`ratio gslbd/gdnsd CPU per query: ${(median(cpu.gslbd!) / median(cpu.gdnsd!)).toFixed(2)}x`);
+    for (const [name] of servers) console.log(`  ${name.padEnd(9)}  ${median(cpu[name]!).toFixed(2)} µs, avg latency ${(median(lat[name]!) * 1000).toFixed(0)} µs`);
+    console.log(`ratio gslbd/gdnsd CPU per query: ${(median(cpu.gslbd!) / median(cpu.gdnsd!)).toFixed(2)}x (dns.udpCoalesce 0: ${(median(cpu['gslbd-co0']!) / median(cpu.gdnsd!)).toFixed(2)}x)`);
     if (cpu['pdns-lua']) console.log(`ratio gslbd/pdns-lua CPU per query: ${(median(cpu.gslbd!) / median(cpu['pdns-lua']!)).toFixed(2)}x`);
   } finally {
+    await stopChild(gslbd0);
     if (pdns) await new Promise<void>((r) => { pdns.once('exit', () => r()); pdns.kill('SIGTERM'); setTimeout(r, 5000).unref(); });
   }
 }

@@ -123,6 +123,10 @@ test('dns.workers 2: both threads answer, writes and health flips reach them, lo
     const byRcode = [...text.matchAll(/^gslbd_dns_queries_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
     assert.equal(byRcode, main! + worker!, 'gslbd_dns_queries_total counts both threads');
     assert.equal(sample(text, /gslbd_dns_query_duration_seconds_count(?:\{[^}]*\})? (\d+)/), main! + worker!);
+    // Reads of the batched sockets, both threads: at least one per thread, never more than the UDP
+    // queries (TCP queries are among the totals but take no read).
+    const reads = sample(text, /^gslbd_dns_udp_batches_total(?:\{[^}]*\})? (\d+)$/m)!;
+    assert.ok(reads >= 2 && reads <= main! + worker!, `gslbd_dns_udp_batches_total ${reads} of ${main! + worker!} queries`);
 
     // A second daemon on the same port fails instead of joining the group.
     await assert.rejects(

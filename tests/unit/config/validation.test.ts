@@ -83,6 +83,10 @@ const BAD: { name: string; yaml: string; want: RegExp[] }[] = [
   { name: 'stale query age too short', yaml: 'dns: {maxQueryAge: 50ms}', want: [/dns\.maxQueryAge = "50ms": must be 0s \(off\) or between 100ms and 60s/] },
   { name: 'stale query age too long', yaml: 'dns: {maxQueryAge: 2m}', want: [/dns\.maxQueryAge = "2m": must be 0s \(off\) or between 100ms and 60s/] },
   { name: 'stale query age not a duration', yaml: 'dns: {maxQueryAge: soon}', want: [/dns\.maxQueryAge = "soon": /] },
+  { name: 'coalescing window too short', yaml: 'dns: {udpCoalesce: 10us}', want: [/dns\.udpCoalesce = "10us": must be 0s \(off\) or between 20us and 10ms/] },
+  { name: 'coalescing window too long', yaml: 'dns: {udpCoalesce: 11ms}', want: [/dns\.udpCoalesce = "11ms": must be 0s \(off\) or between 20us and 10ms/] },
+  { name: 'coalescing window not a duration', yaml: 'dns: {udpCoalesce: soon}', want: [/dns\.udpCoalesce = "soon": must be a duration such as 250us, 1ms or 0s/] },
+  { name: 'coalescing window without a unit', yaml: 'dns: {udpCoalesce: 250}', want: [/dns\.udpCoalesce = 250: must be of type string/] },
   { name: 'dnssec validity too short', yaml: 'dns: {dnssec: {signatureValidity: 2h}}', want: [/dns\.dnssec\.signatureValidity = "2h": must be at least 1d/] },
   { name: 'dnssec key file missing', yaml: 'dns:\n  dnssec:\n    enabled: true\n    keys:\n      - {file: /nonexistent/Kx.+013+00001, role: csk}\n', want: [/config\.yaml:5: dns\.dnssec\.keys\.0\.file = "\/nonexistent\/Kx\.\+013\+00001": cannot read \/nonexistent\/Kx\.\+013\+00001\.private \(ENOENT\)/] },
   { name: 'TCP probe mode', yaml: 'health:\n  tcpProbeMode: raw\n', want: [/config\.yaml:2: health\.tcpProbeMode = "raw": must be one of "connect", "syn"/] },
@@ -124,6 +128,8 @@ test('defaults from the spec fill an empty file', () => {
   assert.equal(c.dns.maxQueryAge, '1s');
   // 0s switches stale-query dropping off; the bounds themselves are accepted
   for (const ok of ['0s', '100ms', '60s']) assert.equal(parseConfigText(`dns: {maxQueryAge: ${ok}}`).dns.maxQueryAge, ok);
+  assert.equal(c.dns.udpCoalesce, '250us');
+  for (const ok of ['0s', '0', '20us', '500µs', '1ms500us', '10ms']) assert.equal(parseConfigText(`dns: {udpCoalesce: "${ok}"}`).dns.udpCoalesce, ok);
   assert.equal(c.dns.axfr.enabled, false);
   assert.equal(c.dns.axfr.requireTsig, false);
   assert.equal(c.database.path, '/var/lib/gslbd/gslbd.db');

@@ -10,7 +10,7 @@ const support = batchSupport();
 const skip = support.available ? false : `udp batch addon unavailable: ${support.reason}`;
 
 /** An echo server on the batched socket: reply = request bytes with 0x80 set in byte 2 (QR). */
-function echoServer(address: string, opts: { onCount?: (n: number) => void; onRequest?: (req: Buffer) => void } = {}) {
+function echoServer(address: string, opts: { onCount?: (n: number) => void; onRequest?: (req: Buffer) => void; coalesceUs?: number } = {}) {
   const sources: string[] = [];
   let maxBatch = 0;
   const s: BatchSocket = BatchSocket.open(address, 0, (count) => {
@@ -27,7 +27,7 @@ function echoServer(address: string, opts: { onCount?: (n: number) => void; onRe
       s.setReply(i, len);
       sources.push(`${s.source(i)}#${s.sourcePort(i)}`);
     }
-  });
+  }, { coalesceUs: opts.coalesceUs ?? 0 });
   return { s, sources, maxBatch: () => maxBatch };
 }
 
@@ -181,10 +181,63 @@ test('sendTo sends one reply outside a batch; a port in use is EADDRINUSE', { sk
   await closeClient(c);
 });
 
+test('receive coalescing: a steady stream is read on the timer in batches, a lone query after it is answered at once', { skip }, async () => {
+  // A 30 ms window makes the two modes far apart in time: during the stream replies wait for the
+  // timer, so each read holds many packets; once the stream stops, the next tick finds nothing and
+  // the socket is read per packet again.
+  const srv = echoServer('127.0.0.1', { coalesceUs: 30_000 });
+  const c = await bindClient('udp4', '127.0.0.1');
+  const got = new Set<number>();
+  c.on('message', (m) => { got.add(m.readUInt16BE(0)); });
+  const sent = 400;
+  for (let id = 0; id < sent; id++) {
+    c.send(packet(id, 0), srv.s.port, '127.0.0.1');
+    if (id % 4 === 3) await new Promise((r) => setTimeout(r, 1));
+  }
+  for (let k = 0; k < 100 && got.size < sent; k++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(got.size, sent, 'every query of the stream is answered');
+  const st = srv.s.stats();
+  assert.ok(st.ticks! > 0, 'the timer read the socket');
+  assert.ok(st.received / st.batches! >= 8, `reads hold many packets (mean ${(st.received / st.batches!).toFixed(1)})`);
+  // Idle: the next tick finds nothing and switches back to reading per packet.
+  await new Promise((r) => setTimeout(r, 120));
+  const ticks = srv.s.stats().ticks!;
+  const t0 = performance.now();
+  const lone = new Promise<void>((r) => c.on('message', (m) => { if (m.readUInt16BE(0) === 9999) r(); }));
+  c.send(packet(9999, 0), srv.s.port, '127.0.0.1');
+  await lone;
+  const rtt = performance.now() - t0;
+  assert.ok(rtt < 20, `a lone query is answered without waiting for the 30 ms timer (${rtt.toFixed(1)} ms)`);
+  assert.equal(srv.s.stats().ticks, ticks, 'no timer read after the switch back');
+  srv.s.close();
+  for (let k = 0; k < 10 && !srv.s.stats().closed; k++) await new Promise<void>((r) => setImmediate(r));
+  assert.equal(srv.s.stats().closed, true, 'both handles closed');
+  await closeClient(c);
+});
+
+test('receive coalescing off (0): no timer reads; a window out of range is refused', { skip }, async () => {
+  const srv = echoServer('127.0.0.1');
+  const c = await bindClient('udp4', '127.0.0.1');
+  let n = 0;
+  c.on('message', () => { n++; });
+  for (let id = 0; id < 200; id++) {
+    c.send(packet(id, 0), srv.s.port, '127.0.0.1');
+    if (id % 4 === 3) await new Promise((r) => setTimeout(r, 1));
+  }
+  for (let k = 0; k < 100 && n < 200; k++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(n, 200);
+  assert.equal(srv.s.stats().ticks, 0);
+  srv.s.close();
+  await closeClient(c);
+  assert.throws(() => BatchSocket.open('127.0.0.1', 0, () => {}, { coalesceUs: 100_001 }), RangeError);
+  assert.throws(() => BatchSocket.open('127.0.0.1', 0, () => {}, { coalesceUs: -1 }), RangeError);
+});
+
 test('a worker thread that ends with a socket open (or closing) exits cleanly', { skip }, async () => {
   const addon = join(PACKAGE_ROOT, 'native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
   const code = `const m = require(${JSON.stringify(addon)});
     const a = m.open('127.0.0.1', 0, () => {}); const b = m.open('127.0.0.1', 0, () => {}); m.close(b);
+    const c = m.open('127.0.0.1', 0, () => {}, false, 500); const d = m.open('127.0.0.1', 0, () => {}, false, 500); m.close(d);
     require('node:worker_threads').parentPort.postMessage(a.port);`;
   for (let i = 0; i < 3; i++) {
     const w = new Worker(code, { eval: true });
