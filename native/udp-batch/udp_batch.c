@@ -305,13 +305,14 @@ static uint64_t mono_ns(void) {
 // instead, so each read takes what arrived in the meantime as one batch. A tick that finds
 // fewer than two packets returns to waking per packet. A query waits at most coalesce_us more;
 // below the switching rate (one wakeup per coalesce_us) nothing waits at all.
-static void set_timer(ub_t *u, int32_t us) {
+// Arms the periodic timer (us > 0) or disarms it (0). Returns 0, or -1 if the kernel refused.
+static int set_timer(ub_t *u, int32_t us) {
   struct itimerspec its;
   memset(&its, 0, sizeof its);
   its.it_value.tv_sec = us / 1000000;
   its.it_value.tv_nsec = (long)(us % 1000000) * 1000;
   its.it_interval = its.it_value;
-  timerfd_settime(u->tfd, 0, &its, NULL);
+  return timerfd_settime(u->tfd, 0, &its, NULL);
 }
 
 static void on_tick(uv_poll_t *h, int status, int events);
@@ -326,10 +327,11 @@ static void on_readable(uv_poll_t *h, int status, int events) {
   uint64_t gap = now - u->last_wake_ns;
   u->last_wake_ns = now;
   if (gap >= (uint64_t)u->coalesce_us * 1000u) return;
+  // The socket is left unpolled only once the timer that reads it instead is running.
+  if (set_timer(u, u->coalesce_us) != 0) return;
   uv_poll_stop(&u->poll);
   u->polling = 0;
   u->coalescing = 1;
-  set_timer(u, u->coalesce_us);
 }
 
 static void on_tick(uv_poll_t *h, int status, int events) {
@@ -342,10 +344,12 @@ static void on_tick(uv_poll_t *h, int status, int events) {
   u->ticks++;
   int n = drain(u);
   if (u->closing || n >= 2) return;
-  set_timer(u, 0);
+  // Back to reading per packet; the timer stops only once the socket is polled again.
+  if (uv_poll_start(&u->poll, UV_READABLE, on_readable) != 0) return;
+  u->polling = 1;
   u->coalescing = 0;
   u->last_wake_ns = mono_ns();
-  if (uv_poll_start(&u->poll, UV_READABLE, on_readable) == 0) u->polling = 1;
+  set_timer(u, 0);
 }
 
 static ub_t *unwrap(napi_env env, napi_value obj) {

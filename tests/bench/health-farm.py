@@ -2,7 +2,8 @@
 """Listener farm of `npm run bench:health --farm defer` (tests/bench/health.ts).
 
 Holds TCP listeners for members [FROM, TO) on 127.0.0.0/8 (address i is 127.(1 + i >> 16).(i >> 8 &
-255).(i & 255)), all on one PORT (0: the first listener picks one). Each listener sets
+255).(i & 255)), all on one PORT (0: the first listener picks one). An optional BASE ("10.64") moves
+them to BASE's first octet, second octet + (i >> 16) (the --netns members, tests/bench/health-netns.ts). Each listener sets
 TCP_DEFER_ACCEPT, so a handshake whose client sends no data never creates a connection socket and
 never wakes this process: the prober's RST drops the half-open request. The process does nothing
 per probe, and on loopback the kernel work of the member side is only the SYN, SYN-ACK and RST
@@ -21,8 +22,11 @@ import sys
 import time
 
 
+BASE = (127, 1)
+
+
 def ip_of(i):
-    return f"127.{1 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}"
+    return f"{BASE[0]}.{BASE[1] + (i >> 16)}.{(i >> 8) & 255}.{i & 255}"
 
 
 def listen(i, port):
@@ -40,7 +44,10 @@ def send(obj):
 
 
 def main():
+    global BASE
     first, last, port = (int(a) for a in sys.argv[1:4])
+    if len(sys.argv) > 4:
+        BASE = tuple(int(x) for x in sys.argv[4].split("."))
     socks = {}
     socks[first] = listen(first, port)
     port = socks[first].getsockname()[1]

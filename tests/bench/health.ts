@@ -14,6 +14,12 @@
  *   which is closer to what a prober pays against remote members. Needed at 100,000 members on a
  *   small machine, where the accepting farm alone would need several cores.
  * Each farm process holds at most PER_FARM listeners (file descriptors; see `ulimit -n`).
+ *
+ * `--netns` (root, with `--farm defer`): the members live in a network namespace of their own,
+ * reached through a veth pair, with each side's received packets processed on its own CPU (the
+ * checker on CPU 0, the members on CPU 1: tests/bench/health-netns.ts), so the member side's kernel
+ * work is no longer billed to the checker as it is on loopback. Adds CPU 0's whole busy time and
+ * its softirq share to the report.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
@@ -33,9 +39,12 @@ import type { CheckTarget } from '../../runtime/health/types.js';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { registerHealthMetrics, type HealthMetrics } from '../../runtime/health/metrics.js';
+import { cpuJiffies, createMemberNetns, pinSelf, type MemberNetns } from './health-netns.js';
 
-/** Member i's address (tests/bench/health-farm.py computes the same). */
-const ipOf = (i: number) => `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
+/** Member i's address (tests/bench/health-farm.py computes the same); another with --netns. */
+let ipOf = (i: number) => `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
+/** the members' namespace with --netns */
+let netns: MemberNetns | undefined;
 /**
  * Listeners per farm process: each is a file descriptor and the hard `ulimit -n` may be low
  * (20,000 on the development VM), so 100,000 members take several processes.
@@ -103,7 +112,10 @@ function nodeFarmProcess(from: number, to: number, port: number): FarmProcess {
 
 function deferFarmProcess(from: number, to: number, port: number): FarmProcess {
   const script = fileURLToPath(new URL('./health-farm.py', import.meta.url));
-  const child: ChildProcess = spawn('python3', [script, String(from), String(to), String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const args = [script, String(from), String(to), String(port)];
+  // with --netns: inside the members' namespace, on CPU 1
+  const cmd = netns ? ['ip', 'netns', 'exec', netns.name, 'taskset', '-c', '1', 'python3', ...args, netns.base] : ['python3', ...args];
+  const child: ChildProcess = spawn(cmd[0]!, cmd.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting: { op: string; resolve: (m: Reply) => void }[] = [];
   const ready = new Promise<Reply>((resolve) => waiting.push({ op: 'ready', resolve }));
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -236,6 +248,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   recording = true;
   const c0 = process.cpuUsage();
   const k0 = await farm.cpuUs();
+  const j0 = cpuJiffies(0);
   const t0 = performance.now();
   let rssMax = 0;
   // (reading RSS opens /proc/self/stat: under EMFILE the sample is skipped)
@@ -243,6 +256,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, rss()); }
   const wall = performance.now() - t0;
   const c1 = process.cpuUsage(c0);
+  const j1 = cpuJiffies(0);
   const k1 = await farm.cpuUs();
   recording = false;
   const cpu = ((c1.user + c1.system) / 1000 / wall) * 100;
@@ -277,6 +291,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'checker CPU % of one core': fmt(cpu),
     'checker CPU µs per probe, user / system': `${fmt(c1.user / probes)} / ${fmt(c1.system / probes)}`,
     'listener-farm CPU %': fmt(farmCpu),
+    'CPU 0 busy % (softirq %)': netns ? `${fmt(((j1.busy - j0.busy) / (j1.total - j0.total)) * 100)} (${fmt(((j1.softirq - j0.softirq) / (j1.total - j0.total)) * 100)})` : '-',
     'RSS MB (max)': fmt(rssMax / 1048576),
     'heap used MB (after GC; per member, bytes)': gc ? `${fmt(mem.heapUsed / 1048576)} (${Math.round((mem.heapUsed - heap0) / n)})` : `${fmt(mem.heapUsed / 1048576)} (no --expose-gc)`,
     'schedule lag ms p50/p99/max': `${fmt(lag.pct(50))} / ${fmt(lag.pct(99))} / ${fmt(lag.pct(100))}`,
@@ -299,7 +314,13 @@ async function main(): Promise<void> {
   const seconds = Number(arg('--seconds', '10'));
   const tcpProbe = arg('--tcp-probe', 'native') as TcpProbePath;
   const farm = arg('--farm', 'node') as FarmKind;
-  console.log(`health bench: TCP members on 127.0.0.0/8, interval 1 s, timeout 500 ms, ${seconds} s measured, farm ${farm}; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
+  if (argv.includes('--netns')) {
+    if (farm !== 'defer') throw new Error('--netns needs --farm defer');
+    netns = createMemberNetns();
+    ipOf = netns.ipOf;
+    pinSelf(0);
+  }
+  console.log(`health bench: TCP members on ${netns ? `10.64.0.0/14 in network namespace ${netns.name} (checker on CPU 0, members on CPU 1)` : '127.0.0.0/8'}, interval 1 s, timeout 500 ms, ${seconds} s measured, farm ${farm}; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
   const rows: Record<string, string>[] = [];
   for (const n of sizes) {
     const r = await benchSize(n, seconds, tcpProbe, farm);
@@ -309,6 +330,7 @@ async function main(): Promise<void> {
   const keys = Object.keys(rows[0]!);
   console.log(`\n| metric | ${rows.map((r) => r.members).join(' | ')} |\n|---|${rows.map(() => '---').join('|')}|`);
   for (const key of keys.slice(1)) console.log(`| ${key} | ${rows.map((r) => r[key] ?? '-').join(' | ')} |`);
+  netns?.close();
 }
 
 main().catch((err) => { console.error(err); process.exit(1); });
