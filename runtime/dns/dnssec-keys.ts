@@ -68,7 +68,10 @@ export function dsRdata(owner: string, dnskey: Buffer): Buffer {
 /** The key pair of a private key in BIND's `PrivateKey:` form: the P-256 scalar, or the Ed25519 seed. */
 export function keyPairOf(algorithm: number, secret: Buffer): { privateKey: KeyObject; publicKey: Buffer } {
   if (algorithm === 13) {
-    if (secret.length !== 32) throw new Error('an ECDSA P-256 private key is 32 bytes');
+    // The scalar is an integer: BIND writes it without its leading zero bytes (about one key in
+    // 256 is 31 bytes long), so a shorter one is padded back to 32.
+    if (secret.length === 0 || secret.length > 32) throw new Error('an ECDSA P-256 private key is at most 32 bytes');
+    if (secret.length < 32) secret = Buffer.concat([Buffer.alloc(32 - secret.length), secret]);
     const ecdh = createECDH('prime256v1');
     ecdh.setPrivateKey(secret);
     const pub = ecdh.getPublicKey(); // 04 || x || y

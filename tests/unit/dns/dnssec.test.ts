@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { verify } from 'node:crypto';
+import { createECDH, createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,26 @@ test('key pair, key tag (RFC 4034 Appendix B) and DS digest (SHA-256) match the 
     // the owner compares in canonical (lower-case) form
     assert.deepEqual(dsRdata(v.owner.toUpperCase(), dnskey), ds, v.name);
   }
+});
+
+test('a P-256 private key written without its leading zero bytes (as BIND writes about one key in 256) is the same key', () => {
+  // a scalar whose first byte is 0: generated until one comes up (bounded)
+  let scalar: Buffer | undefined;
+  for (let i = 0; i < 20_000 && !scalar; i++) {
+    const e = createECDH('prime256v1');
+    e.generateKeys();
+    const d = e.getPrivateKey();
+    if (d.length < 32) scalar = Buffer.concat([Buffer.alloc(32 - d.length), d]);
+    else if (d[0] === 0) scalar = d;
+  }
+  assert.ok(scalar, 'found a scalar with a leading zero byte');
+  const whole = keyPairOf(13, scalar);
+  const short = keyPairOf(13, scalar.subarray(1));
+  assert.deepEqual(short.publicKey, whole.publicKey);
+  const data = Buffer.from('signed data');
+  assert.ok(verify('sha256', data, { key: createPublicKey(whole.privateKey), dsaEncoding: 'ieee-p1363' }, signWith(13, short.privateKey, data)));
+  assert.throws(() => keyPairOf(13, Buffer.alloc(33, 1)), /at most 32 bytes/);
+  assert.throws(() => keyPairOf(13, Buffer.alloc(0)), /at most 32 bytes/);
 });
 
 test('canonical RRset form: the RFC 6605 signature verifies over it; the RFC 8080 signature is reproduced byte for byte', () => {
