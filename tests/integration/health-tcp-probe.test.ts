@@ -156,9 +156,11 @@ test('tcp probe (native): reused sockets connect afresh, reach the listener ever
   const c = native();
   const run = (t: CheckTarget) => c.check(t, AbortSignal.timeout(t.check.timeoutMs));
   // The listener runs in its own process, as members do: a listener inside the probing process
-  // accepts only between the prober's turns and its backlog overflows under bursts.
+  // accepts only between the prober's turns and its backlog overflows under bursts. Its backlog
+  // holds every connection of the test (1,000), so a child slowed down by a loaded machine cannot
+  // make the kernel drop SYNs (a 1 s retransmit, longer than the probes' timeout).
   const code = "const n=require('net');let a=0;const s=n.createServer((c)=>{a++;c.destroy();});"
-    + "s.listen(0,'127.0.0.1',()=>console.log(s.address().port));process.stdin.on('data',()=>{console.log(a);});process.stdin.on('end',()=>process.exit(0));";
+    + "s.listen({port:0,host:'127.0.0.1',backlog:1024},()=>console.log(s.address().port));process.stdin.on('data',()=>{console.log(a);});process.stdin.on('end',()=>process.exit(0));";
   const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const waiters: ((l: string) => void)[] = [];
