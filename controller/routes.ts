@@ -7,6 +7,7 @@ import { dryRun } from './dry-run.js';
 import { validationEnv } from './validate/names.js';
 import { planToJson, renderPlanText } from './render/plan.js';
 import { runRoutingCasesForPlan } from './routing/run.js';
+import { Slicer } from '../runtime/slicer.js';
 import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
 import type { HistoryQuery, PlanBody, ReconcileBody } from './route-types.js';
 import type { Provenance } from './apply/provenance.js';
@@ -73,7 +74,7 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
       env: validationEnv(core.config, core.env), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
     });
     // the routing tests run as the controller would run them: on this daemon's state and databases
-    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, core.holder.current, r.plan, { config: core.config, geo: core.ports.dnsGeo }) : null;
+    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, core.holder.current, r.plan, { config: core.config, geo: core.ports.dnsGeo, slicer: new Slicer() }) : null;
     return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
   });
 

@@ -44,3 +44,8 @@ export async function runSliced<T>(steps: Generator<void, T, void>, slicer: Slic
     await slicer.maybePause();
   }
 }
+
+/** Runs work written as steps all at once (a caller that does not share the DNS thread, such as the CLI); returns its result. */
+export function runAtOnce<T>(steps: Generator<void, T, void>): T {
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}

@@ -79,7 +79,7 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
     const p = await planStep(r, sha, desired);
     trace.plan = p.plan;
     holdUnsafe(p.plan, req.force);
-    holdTrafficChange(r.core, p.plan, req.force, trace.log);
+    await holdTrafficChange(r.core, p.plan, req.force, trace.log);
     return p;
   });
   const route = r.core.config.gitops.canary ? await timed(trace, 'canary', () => canaryGate(r, sha, planned)) : 'direct';

@@ -2,6 +2,7 @@ import type { Reconciler } from '../reconcile.js';
 import { stalled } from '../errors.js';
 import type { RoutingCase } from '../load/index.js';
 import type { Plan } from '../plan/types.js';
+import { Slicer } from '../../runtime/slicer.js';
 import { describeResult, runRoutingCasesForPlan } from '../routing/run.js';
 
 /**
@@ -12,7 +13,7 @@ import { describeResult, runRoutingCasesForPlan } from '../routing/run.js';
  */
 export async function testStep(r: Reconciler, plan: Plan, cases: readonly RoutingCase[]): Promise<void> {
   if (cases.length === 0) return;
-  const run = await runRoutingCasesForPlan(cases, r.core.holder.current, plan, { config: r.core.config, geo: r.core.ports.dnsGeo });
+  const run = await runRoutingCasesForPlan(cases, r.core.holder.current, plan, { config: r.core.config, geo: r.core.ports.dnsGeo, slicer: new Slicer() });
   const skipped = run.results.filter((c) => c.status === 'skipped');
   if (skipped.length) r.core.log.child({ component: 'gitops' }).info({ revision: plan.revision, skipped: skipped.map(describeResult) }, 'routing tests skipped');
   const failed = run.results.filter((c) => c.status === 'failed').map(describeResult);

@@ -4,8 +4,9 @@ import type { Logger } from '../../runtime/log/logger.js';
 import { stalled } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { parseQueryLog, type ParsedLog } from './query-log.js';
-import { proposedSnapshot } from './index.js';
-import { replayTraffic } from './replay.js';
+import { proposedSnapshotSteps } from '../apply/proposed.js';
+import { runSliced, Slicer } from '../../runtime/slicer.js';
+import { replaySteps } from './replay.js';
 import { daemonReplayEnv } from './daemon-env.js';
 
 /** The parsed sample per core, kept while the file's size and mtime stay the same. */
@@ -34,16 +35,19 @@ function sampleOf(core: Core, file: string, log: Logger): ParsedLog | undefined 
  * result with this node's health and geo databases, logs the share of answers that change, and
  * holds the plan back when it is above the limit, unless forced, like the safety thresholds.
  * Without both keys, for an empty plan or when forced, does nothing. A sample that cannot be read
- * is logged and skipped (the structural thresholds still apply). Errors: stalled
- * TooMuchTrafficChanged.
+ * is logged and skipped (the structural thresholds still apply). The proposed state, both zone
+ * indexes and the replay are built in ~10 ms slices, so a large plan or sample does not stop DNS.
+ * Errors: stalled TooMuchTrafficChanged.
  */
-export function holdTrafficChange(core: Core, plan: Plan, force: boolean | undefined, log: Logger): void {
+export async function holdTrafficChange(core: Core, plan: Plan, force: boolean | undefined, log: Logger): Promise<void> {
   const { replayLog, maxChangedTraffic } = core.config.gitops;
   if (!replayLog || maxChangedTraffic === undefined || plan.changes.length === 0 || force) return;
   const sample = sampleOf(core, replayLog, log);
   if (!sample || sample.queries.length === 0) return;
   const current = core.holder.current;
-  const r = replayTraffic(sample.queries, current, proposedSnapshot(current, plan), daemonReplayEnv(core), sample.skipped);
+  const slicer = new Slicer();
+  const proposed = await runSliced(proposedSnapshotSteps(current, plan), slicer);
+  const r = await runSliced(replaySteps(sample.queries, current, proposed, daemonReplayEnv(core), sample.skipped), slicer);
   log.info({ queries: r.queries, changed: r.changed, percent: r.percent, limit: maxChangedTraffic }, `traffic replay: ${r.percent} % of answers change`);
   if (r.percent > maxChangedTraffic) {
     const top = r.byService.filter((g) => g.changed > 0).slice(0, 3).map((g) => `${g.key}: ${g.changed} of ${g.queries}`).join('; ');

@@ -1,17 +1,18 @@
-import { nextSnapshot, type Snapshot } from '../../runtime/snapshot/snapshot.js';
-import { planMutations } from '../apply/apply.js';
+import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { runAtOnce } from '../../runtime/slicer.js';
+import { proposedSnapshotSteps } from '../apply/proposed.js';
 import type { Plan } from '../plan/types.js';
 import { parseQueryLog } from './query-log.js';
 import { replayTraffic, type ReplayEnv, type ReplayReport } from './replay.js';
 
 export { parseQueryLog, type LoggedQuery, type ParsedLog } from './query-log.js';
-export { replayTraffic, type ReplayEnv, type ReplayReport, type ReplayGroup } from './replay.js';
+export { replaySteps, replayTraffic, type ReplayEnv, type ReplayReport, type ReplayGroup } from './replay.js';
 export { answersDiffer, isOrdered, type Answered } from './compare.js';
 export { renderReplay } from './render.js';
 
-/** The snapshot `plan` would produce from `current`, built off to the side the way the applier does; nothing is stored. */
+/** The snapshot `plan` would produce from `current`, built at once off to the side (proposedSnapshotSteps); nothing is stored. */
 export function proposedSnapshot(current: Snapshot, plan: Plan): Snapshot {
-  return plan.changes.length === 0 ? current : nextSnapshot(current, planMutations(plan), plan.revision, current.builtAt);
+  return runAtOnce(proposedSnapshotSteps(current, plan));
 }
 
 /** Replays a query log (its text) against `current` and what `plan` would make of it. */

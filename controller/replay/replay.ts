@@ -11,6 +11,7 @@ import { asnOfIp } from '../../runtime/geo/lookup.js';
 import type { MmdbSource } from '../../runtime/geo/mmdb-source.js';
 import { getRow, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import type { PoolRow } from '../../runtime/model/types.js';
+import { runAtOnce } from '../../runtime/slicer.js';
 import { toFqdn } from '../../runtime/tenancy/names.js';
 import { answersDiffer, isOrdered, type Answered } from './compare.js';
 import type { LoggedQuery } from './query-log.js';
@@ -48,11 +49,15 @@ export interface ReplayReport {
   examples: ReplayExample[];
 }
 
-/** A snapshot's answer path, with its own deterministic random source. */
-function side(snapshot: Snapshot, env: ReplayEnv) {
+/**
+ * A snapshot's answer path, with its own deterministic random source; its zone index is built as
+ * steps here (so a large state is indexed in slices, not on the first query).
+ */
+function* side(snapshot: Snapshot, env: ReplayEnv) {
   // restarted from a seed before every query, so both sides draw alike
   const rng = seededRandom();
   const answerer = new Answerer({ config: env.config, health: env.health, snapshot: () => snapshot, geo: env.geo, rum: NO_RUM, rand: rng.rand, serial: () => 0 });
+  answerer.adoptIndex(yield* answerer.indexSteps(snapshot, 0));
   return {
     ask(packet: Buffer, src: string, seed: number): Answered {
       rng.reset(seed);
@@ -90,8 +95,16 @@ function serviceLabel(current: Snapshot, proposed: Snapshot, name: string): stri
  * reading the geo databases.
  */
 export function replayTraffic(queries: readonly LoggedQuery[], current: Snapshot, proposed: Snapshot, env: ReplayEnv, skipped = 0): ReplayReport {
-  const before = side(current, env);
-  const after = side(proposed, env);
+  return runAtOnce(replaySteps(queries, current, proposed, env, skipped));
+}
+
+/**
+ * {@link replayTraffic} as steps (a pause every 64 queries, and while each side's zone index is
+ * built): the daemon runs it in slices on the DNS thread (runSliced; controller/replay/hold.ts).
+ */
+export function* replaySteps(queries: readonly LoggedQuery[], current: Snapshot, proposed: Snapshot, env: ReplayEnv, skipped = 0): Generator<void, ReplayReport, void> {
+  const before = yield* side(current, env);
+  const after = yield* side(proposed, env);
   const groups = { country: new Map<string, ReplayGroup>(), asn: new Map<string, ReplayGroup>(), service: new Map<string, ReplayGroup>() };
   const count = (m: Map<string, ReplayGroup>, key: string, changed: boolean) => {
     let g = m.get(key);
@@ -102,7 +115,9 @@ export function replayTraffic(queries: readonly LoggedQuery[], current: Snapshot
   const examples = new Map<string, ReplayExample>();
   const services = new Map<string, string>();
   let changed = 0;
-  queries.forEach((q, i) => {
+  for (let i = 0; i < queries.length; i++) {
+    const q = queries[i]!;
+    if ((i & 63) === 63) yield;
     const packet = buildQueryPacket(q.name, QTYPES[q.type]!, q.ecs);
     const seed = (i + 1) * 2654435761;
     const a = before.ask(packet, q.src, seed);
@@ -122,7 +137,7 @@ export function replayTraffic(queries: readonly LoggedQuery[], current: Snapshot
       const key = `${ex.name}\u0000${ex.type}\u0000${ex.client}\u0000${ex.before}\u0000${ex.after}`;
       (examples.get(key) ?? examples.set(key, ex).get(key)!).count++;
     }
-  });
+  }
   const pct = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10000) / 100);
   const list = (m: Map<string, ReplayGroup>) => [...m.values()]
     .map((g) => ({ ...g, percent: pct(g.changed, g.queries) }))

@@ -10,9 +10,10 @@ import { needsGeo } from '../../runtime/balancer/select.js';
 import { NO_RUM } from '../../runtime/balancer/types.js';
 import { HealthView } from '../../runtime/health/view.js';
 import { DEFAULT_TENANT, type PoolRow } from '../../runtime/model/types.js';
-import { nextSnapshot, rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { rowsOf, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import { runAtOnce, runSliced, type Slicer } from '../../runtime/slicer.js';
 import { formatProblem } from '../../runtime/config/problem.js';
-import { planMutations } from '../apply/apply.js';
+import { proposedSnapshotSteps } from '../apply/proposed.js';
 import type { Plan } from '../plan/types.js';
 import { toFqdn } from '../../runtime/tenancy/names.js';
 import type { RoutingCase } from '../load/routingtest.js';
@@ -48,6 +49,11 @@ export interface RoutingOptions {
   geo?: GeoDeps | undefined;
   /** how long a case may wait for a database that is still loading; default 10 s */
   loadDeadlineMs?: number;
+  /**
+   * On the DNS thread (the daemon): the zone index is built, and the cases run, in slices of this
+   * slicer, so a large state does not stop DNS; absent (the CLI), at once.
+   */
+  slicer?: Slicer;
 }
 
 /**
@@ -68,10 +74,13 @@ export async function runRoutingCases(cases: readonly RoutingCase[], snapshot: S
   // restarted per case, so answers do not depend on case order
   const rng = seededRandom(ROUTING_SEED);
   const answerer = new Answerer({ config: cfg, health, snapshot: () => snapshot, geo, rum: NO_RUM, rand: rng.rand, serial: () => 0 });
+  const slicer = opts.slicer;
+  if (slicer) answerer.adoptIndex(await runSliced(answerer.indexSteps(snapshot, 0), slicer));
   const pools = new Map<string, string>();
   for (const p of rowsOf<PoolRow>(snapshot, 'pool').values()) if (!pools.has(p.name) || p.tenantId === DEFAULT_TENANT) pools.set(p.name, p.id);
   const match = new NameMatch();
   for (const c of cases) {
+    await slicer?.maybePause();
     const expected = describeExpect(c.expect);
     const result = (status: CaseResult['status'], got: string, note: string | null = null) => {
       run[status]++;
@@ -124,6 +133,8 @@ export function describeResult(r: CaseResult): string {
  * Runs `cases` against the state `plan` would produce from `actual` (the plan's changes laid over
  * it, off to the side: nothing is applied). See runRoutingCases.
  */
-export function runRoutingCasesForPlan(cases: readonly RoutingCase[], actual: Snapshot, plan: Plan, opts: RoutingOptions): Promise<RoutingRun> {
-  return runRoutingCases(cases, nextSnapshot(actual, planMutations(plan), plan.revision, actual.builtAt), opts);
+export async function runRoutingCasesForPlan(cases: readonly RoutingCase[], actual: Snapshot, plan: Plan, opts: RoutingOptions): Promise<RoutingRun> {
+  if (cases.length === 0) return runRoutingCases(cases, actual, opts);
+  const steps = proposedSnapshotSteps(actual, plan);
+  return runRoutingCases(cases, opts.slicer ? await runSliced(steps, opts.slicer) : runAtOnce(steps), opts);
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answersDiffer, isOrdered, parseQueryLog, replayTraffic, type Answered } from '../../../controller/replay/index.js';
+import { answersDiffer, isOrdered, parseQueryLog, replaySteps, replayTraffic, type Answered } from '../../../controller/replay/index.js';
+import { runSliced, Slicer } from '../../../runtime/slicer.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import { HealthView } from '../../../runtime/health/view.js';
 import type { Row } from '../../../runtime/model/types.js';
@@ -61,7 +62,7 @@ test('parseQueryLog: the query lines of a JSON log; everything else counted as s
   assert.equal(r.skipped, 5);
 });
 
-test('replayTraffic: a removed member changes every answer of its service; rotation alone never does; deterministic', () => {
+test('replayTraffic: a removed member changes every answer of its service; rotation alone never does; deterministic', async () => {
   const meta = (id: string) => ({ id, origin: 'git' as const, revision: 'r', tenantId: 'default' });
   const member = (ip: string) => ({ kind: 'member', ...meta(`m-${ip}`), poolId: 'p', ipAddress: ip, port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null }) as Row;
   const svc = (name: string, algorithm: string) => ({ kind: 'service', ...meta(`s-${name}`), name, domain: `${name}.example.test.`, algorithm, ttl: 30, poolId: 'p', chain: [], whenAllUnhealthy: 'all', asnRules: [] }) as Row;
@@ -83,4 +84,10 @@ test('replayTraffic: a removed member changes every answer of its service; rotat
   assert.deepEqual(r.byCountry, [{ key: 'unknown', queries: 21, changed: 20, percent: 95.24 }]);
   assert.deepEqual(r.geo, { country: false, asn: false });
   assert.deepEqual(replayTraffic(queries, current, fewer, env), r, 'the same replay gives the same report');
+  // in the daemon it runs in slices (controller/replay/hold.ts): the same report, paused between steps
+  let pauses = 0;
+  const many = Array.from({ length: 200 }, (_, i) => queries[i % queries.length]!);
+  const sliced = await runSliced(replaySteps(many, current, fewer, env), new Slicer(0, async () => { pauses++; }));
+  assert.deepEqual(sliced, replayTraffic(many, current, fewer, env));
+  assert.ok(pauses >= 3, `paused every 64 queries (${pauses})`);
 });

@@ -8,6 +8,7 @@ import { describeResult, runRoutingCasesForPlan } from '../../../controller/rout
 import type { RoutingExpect } from '../../../controller/load/routingtest.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { Slicer } from '../../../runtime/slicer.js';
 
 test('judgeCase: answers as a set or in order, rcode, first answer one of (table)', () => {
   const got = (rcode: string, ...answers: string[]): Observed => ({ rcode, answers });
@@ -96,15 +97,33 @@ spec:
       expect: {oneOf: [10.0.0.1, 10.0.0.2]}
 `;
 
-async function runRepo(files: { path: string; text: string }[]) {
+async function runRepo(files: { path: string; text: string }[], slicer?: Slicer) {
   const loaded = loadManifests(files);
   const v = validateManifests(loaded.manifests);
   assert.deepEqual([...loaded.problems, ...v.problems], []);
   assert.ok(!v.desired.some((d) => d.kind === 'routingtest'), 'RoutingTest manifests create no rows');
   const actual = emptySnapshot();
   const plan = planChanges({ desired: v.desired, actual, revision: 'r1', tenantId: 'default', newId: (kind, key) => `new:${kind}/${key}` });
-  return runRoutingCasesForPlan(routingCasesOf(loaded.manifests), actual, plan, { config: validateConfigObject({}) });
+  return runRoutingCasesForPlan(routingCasesOf(loaded.manifests), actual, plan, { config: validateConfigObject({}), ...(slicer ? { slicer } : {}) });
 }
+
+test('in the daemon (a slicer given) the planned state, its zone index and the cases are built and run in slices, with the same results', async () => {
+  // 300 more services: a plan long enough for the snapshot and the index to pause several times
+  const more = Array.from({ length: 300 }, (_, i) => `---
+apiVersion: gslb/v1
+kind: Service
+metadata: {name: s${i}}
+spec: {domain: s${i}.example.test., pool: eu}
+`).join('');
+  const files = [{ path: 'pools.yaml', text: REPO + more }, { path: 'tests/routing.yaml', text: TESTS }];
+  let pauses = 0;
+  // budget 0: every step boundary is a pause, so the count shows where the work yields
+  const slicer = new Slicer(0, async () => { pauses++; });
+  const sliced = await runRepo(files, slicer);
+  const atOnce = await runRepo(files);
+  assert.deepEqual(sliced, atOnce);
+  assert.ok(pauses > 300 / 64 + 9, `the work paused between its steps (${pauses} pauses)`);
+});
 
 test('routing test cases run through the DNS answer path on the planned state', async () => {
   const run = await runRepo([{ path: 'pools.yaml', text: REPO }, { path: 'tests/routing.yaml', text: TESTS }]);
