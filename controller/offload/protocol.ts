@@ -3,6 +3,7 @@ import type { Origin } from '../../runtime/model/types.js';
 import type { RoutingCase } from '../load/index.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { Plan } from '../plan/types.js';
+import type { WireChunk } from './plan-wire.js';
 
 /** What the offload worker starts with (workerData). */
 export interface OffloadInit {
@@ -41,7 +42,7 @@ export interface PlanSummary {
 /** Main thread → worker. */
 export type ToOffload =
   | ({ t: 'plan'; id: number } & PlanRequest)
-  /** changes [from, from + count) of plan `id`, as JSON (plan-wire.ts) */
+  /** changes [from, from + count) of plan `id`, as a chunk (plan-wire.ts) */
   | { t: 'chunk'; id: number; from: number; count: number }
   /** the main thread has what it needs of plan `id` (or gave up on it) */
   | { t: 'release'; id: number }
@@ -61,5 +62,5 @@ export type FromOffload =
   /** the plan's id, computed while the main thread pulls its changes */
   | { t: 'planId'; id: number; planId: string }
   | { t: 'failed'; id: number; reason: OffloadFailure; message: string }
-  | { t: 'chunk'; id: number; from: number; json: string }
+  | { t: 'chunk'; id: number; from: number; chunk: WireChunk }
   | { t: 'checkpointed'; id: number; error?: string };

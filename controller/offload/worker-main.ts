@@ -100,7 +100,7 @@ port.on('message', (m: ToOffload) => {
       break;
     case 'chunk': {
       const p = plans.get(m.id);
-      post({ t: 'chunk', id: m.id, from: m.from, json: p ? encodeChanges(p.changes, m.from, m.from + m.count) : '[]' });
+      post({ t: 'chunk', id: m.id, from: m.from, chunk: p ? encodeChanges(p.changes, m.from, m.from + m.count) : { changes: '[]', rows: [] } });
       break;
     }
     case 'release':
