@@ -66,9 +66,9 @@ export interface ApplyOptions {
   held?: GateHold | undefined;
   /**
    * the plan's id is still being computed elsewhere (a plan made by the offload worker, which
-   * hashes it while the apply runs): a sliced apply waits for this before its transaction, and
-   * `plan.id` is set by then; a rejection fails the apply before anything is written.
-   * `applyPlan` (one turn) does not wait for it.
+   * hashes it while the apply runs): a sliced apply waits for this once it has written the rows,
+   * before the revision record, and `plan.id` is set by then; a rejection rolls the apply back
+   * (STORE_FAILED). `applyPlan` (one turn) does not wait for it.
    */
   idReady?: Promise<unknown> | undefined;
   /**

@@ -156,7 +156,7 @@ test('a plan whose id is still being computed: the apply builds meanwhile and re
   assert.ok(prepared, 'the snapshot and prepare hooks did not wait for the id');
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(holder.current.version, 0, 'nothing swapped before the id is there');
-  assert.equal(db.inTransaction, false, 'no transaction opened before the id is there');
+  assert.equal(db.inTransaction, true, 'the rows are written meanwhile; the commit waits');
   give();
   await applying;
   const meta = JSON.parse((db.prepare('SELECT meta FROM revisions ORDER BY seq DESC LIMIT 1').get() as { meta: string }).meta) as { planId: string };
@@ -164,10 +164,13 @@ test('a plan whose id is still being computed: the apply builds meanwhile and re
   assert.equal(holder.current.revision, 'r1');
 });
 
-test('a plan whose id cannot be had: the apply fails before anything is written', async () => {
-  const { holder, ctx, newId, gate, store } = setup();
+test('a plan whose id cannot be had: the apply is rolled back', async () => {
+  const { db, holder, ctx, newId, gate, store } = setup();
   const plan = planChanges({ desired: desiredPools(5, 2, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' });
-  await assert.rejects(applyPlanSliced(ctx, plan, { idReady: Promise.reject(new Error('worker gone')) }), /worker gone/);
+  const idReady = Promise.reject(new Error('worker gone'));
+  idReady.catch(() => {});
+  await assert.rejects(applyPlanSliced(ctx, plan, { idReady }), (e: unknown) => e instanceof GslbError && e.code === 'STORE_FAILED' && /worker gone/.test(e.message));
+  assert.equal(db.inTransaction, false);
   assert.equal(holder.current.version, 0);
   assert.equal(store.loadAll().length, 0);
   assert.equal(gate.busy, false);
