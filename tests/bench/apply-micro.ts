@@ -1,7 +1,12 @@
 /**
- * The main steps of a first import of BENCH_SERVICES (default 100,000) services, one after the
- * other in one thread, each timed over BENCH_ROUNDS rounds (default 3; min and median of CPU time).
- * Desired rows are cached in BENCH_CACHE (default /tmp/gslbd-apply-micro-<n>.v8).
+ * `npm run bench:import-steps`: the steps of a first import of BENCH_SERVICES (default 100,000)
+ * services of the bench:gitops repo (160,000 rows), one after the other in this one thread, each
+ * timed in CPU over BENCH_ROUNDS rounds (default 3; min and median): what the offload worker does
+ * (plan, plan id, encoding the changes for the handover) and what the main thread does (decoding
+ * them, the next snapshot, the DNS workers' staged parts, the zone index, the rows in SQLite).
+ * BENCH_ONLY (a comma list of `planId`, `wire`, `stage`, `index`, `rows`) keeps only those of the
+ * optional steps. The desired rows (YAML load and validation, ~20 s) are cached in BENCH_CACHE
+ * (default the temp folder's gslbd-apply-micro-<n>.v8).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +88,18 @@ try {
         }
         ch.port1.postMessage(part);
       });
+      // as runtime/dns/worker-feed.ts posts them when the rows' JSON texts came with the plan
+      if (rowJson.length) {
+        timed('stage (JSON parts)', () => {
+          let part: string[] = [];
+          changes.forEach((c, i) => {
+            if (c.kind !== 'service' && c.kind !== 'member' && c.kind !== 'georule') return;
+            part.push(`{"op":"put","row":${rowJson[i]!}}`);
+            if (part.length >= 2000) { ch.port1.postMessage(`[${part.join(',')}]`); part = []; }
+          });
+          ch.port1.postMessage(`[${part.join(',')}]`);
+        });
+      }
       ch.port1.close();
     }
     if (on('index')) timed('zone index', () => buildZoneIndex(next, cfg, geo, 0, 1));
