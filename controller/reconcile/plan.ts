@@ -71,9 +71,10 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
       if (v.problems) throw invalid(v.problems);
     }
     const summary = await job.planned.promise.catch((err: unknown) => { throw offloadError(err); });
-    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
-    r.gateHold ??= await r.core.applyGate.acquire();
+    // from here every way out releases the job (the worker hashes the plan id once released)
     try {
+      r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
+      r.gateHold ??= await r.core.applyGate.acquire();
       const holder = r.core.holder;
       if (summary.baseSeq === holder.rowsSeq) {
         const base = holder.current;
