@@ -107,7 +107,7 @@ port.on('message', (m: ToOffload) => {
       break;
     case 'chunk': {
       const p = plans.get(m.id);
-      post({ t: 'chunk', id: m.id, from: m.from, chunk: p ? encodeChanges(p.plan.changes, m.from, m.from + m.count) : { changes: '[]', rows: [] } });
+      post({ t: 'chunk', id: m.id, from: m.from, chunk: p ? encodeChanges(p.plan.changes, m.from, m.from + m.count) : { changes: '[]', rows: '', ends: new Uint32Array(0) } });
       if (p && m.from + m.count >= p.plan.changes.length) p.handedOver();
       break;
     }

@@ -65,8 +65,9 @@ test('plan wire: changes cross as JSON without `before`; the receiver puts its o
     // a row the receiver does not have: its state is not the one the plan was made against
     assert.equal(decodeChanges(chunk, () => undefined), undefined);
     // rows and changes that do not pair up are refused
-    assert.equal(decodeChanges({ changes: chunk.changes, rows: chunk.rows.slice(1) }, rowOf), undefined);
-    assert.equal(decodeChanges({ changes: chunk.changes, rows: chunk.rows.map(() => '') }, rowOf), undefined);
+    assert.equal(decodeChanges({ ...chunk, ends: chunk.ends.slice(1) }, rowOf), undefined);
+    assert.equal(decodeChanges({ ...chunk, rows: chunk.rows.slice(1) }, rowOf), undefined);
+    assert.equal(decodeChanges({ ...chunk, ends: chunk.ends.map(() => 0), rows: '' }, rowOf), undefined);
   } finally {
     close();
   }
