@@ -64,7 +64,7 @@ export class PlanJob {
   readonly loaded = deferred<{ problems?: string[] }>();
   readonly validated = deferred<{ problems?: string[]; cases?: RoutingCase[] }>();
   readonly planned = deferred<PlanSummary>();
-  /** the plan id, which the worker hashes while the changes are pulled */
+  /** the plan id, which the worker hashes once the changes were pulled (or the plan released) */
   readonly planId = deferred<string>();
   private readonly chunkWaits = new Map<number, Deferred<WireChunk>>();
 

@@ -52,14 +52,14 @@ export type ToOffload =
 /** Why a request failed, as the reconciler classifies it. */
 export type OffloadFailure = 'FetchFailed' | 'ManifestsInvalid' | 'Internal';
 
-/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (plan-id.ts, computed after the summary), or a `failed` at any point. */
+/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (plan-id.ts, computed once the changes were pulled or the plan released), or a `failed` at any point. */
 export type FromOffload =
   /** load done; `problems`: YAML syntax errors (with the validation problems of what did parse) */
   | { t: 'loaded'; id: number; problems?: string[] }
   /** validation done; `problems`: schema, semantic and running-state problems; else the routing test cases */
   | { t: 'validated'; id: number; problems?: string[]; cases?: RoutingCase[] }
   | { t: 'planned'; id: number; summary: PlanSummary }
-  /** the plan's id, computed while the main thread pulls its changes */
+  /** the plan's id, computed once the main thread has pulled its changes (while it applies them) */
   | { t: 'planId'; id: number; planId: string }
   | { t: 'failed'; id: number; reason: OffloadFailure; message: string }
   | { t: 'chunk'; id: number; from: number; chunk: WireChunk }
