@@ -39,8 +39,9 @@ export interface SlicedApplyContext extends ApplyContext {
  *
  * 1. the next Snapshot is built off to the side from the current one plus the plan (slices);
  * 2. `prepare` hooks build what depends on it ahead (the DNS zone index; slices);
- * 3. one SQLite transaction, open across the slices that write the rows, then the revision
- *    record and every hook's `inTransaction`, and the commit;
+ * 3. one SQLite transaction, open across the slices that write the rows, then (once the plan's
+ *    id is there, when it was still being computed: `opts.idReady`) the revision record and every
+ *    hook's `inTransaction`, and the commit;
  * 4. in the same turn as the commit: the snapshot swap, what `prepare` hooks built goes live,
  *    `afterSwap` hooks, the `plan_applied` event;
  * 5. the WebSocket messages of the changes (slices), then the gate is released.
@@ -53,6 +54,7 @@ export async function applyPlanSliced(ctx: SlicedApplyContext, plan: Plan, opts:
   const own = ctx.gate.heldBy(opts.held);
   if (plan.changes.length < (ctx.minChanges ?? SLICED_MIN_CHANGES)) {
     if (!own) await ctx.gate.idle();
+    await opts.idReady;
     return applyPlan(ctx, plan, opts);
   }
   const hold = own ? undefined : await ctx.gate.acquire();
@@ -78,19 +80,22 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
   const next = builder.build(plan.revision, now);
   const installs = (await ctx.hooks?.runPrepare(plan, next, prev, slicer, opts)) ?? [];
   await slicer.maybePause();
-  const meta = revisionMeta(plan, opts);
   // the gate keeps every other plan out; a swap by anything else would be a bug, not a race
   const unchanged = () => { if (ctx.holder.current !== prev) throw conflict(`the snapshot moved on while ${plan.revision} was being applied; plan again`); };
   const tx = ctx.store.begin();
   let seq: number;
+  let meta: Record<string, unknown>;
   try {
     opts.inTransaction?.();
     for (let i = 0; i < changes.length;) {
       const to = Math.min(changes.length, i + 64);
-      ctx.store.writeChanges(changes, i, to, now);
+      ctx.store.writeChanges(changes, i, to, now, opts.rowJson);
       i = to;
       if (slicer.due()) { await slicer.pause(); unchanged(); }
     }
+    // a plan made off-thread: its id was hashed meanwhile; the revision records it
+    if (opts.idReady) { await opts.idReady; unchanged(); }
+    meta = revisionMeta(plan, opts);
     seq = ctx.store.writeRevision(plan, now, meta);
     ctx.hooks?.runInTransaction(plan, opts);
     tx.commit(Boolean(ctx.checkpoint));

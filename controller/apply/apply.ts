@@ -64,6 +64,20 @@ export interface ApplyOptions {
    * leaves it held
    */
   held?: GateHold | undefined;
+  /**
+   * the plan's id is still being computed elsewhere (a plan made by the offload worker, which
+   * hashes it while the apply runs): a sliced apply waits for this once it has written the rows,
+   * before the revision record, and `plan.id` is set by then; a rejection rolls the apply back
+   * (STORE_FAILED). `applyPlan` (one turn) does not wait for it.
+   */
+  idReady?: Promise<unknown> | undefined;
+  /**
+   * the JSON text of each change's `after` (by index in `plan.changes`; undefined for a delete),
+   * when the caller has it already (a plan from the offload worker, controller/offload/plan-wire.ts):
+   * a sliced apply stores the rows with it instead of stringifying them again. It must be
+   * `JSON.stringify(after)`.
+   */
+  rowJson?: readonly (string | undefined)[] | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Logger } from '../../runtime/log/logger.js';
 import type { Row } from '../../runtime/model/types.js';
 import type { RoutingCase } from '../load/index.js';
 import type { Change, Plan } from '../plan/types.js';
-import { decodeChanges } from './plan-wire.js';
+import { decodeChanges, type WireChunk } from './plan-wire.js';
 import { nextTurn } from '../../runtime/slicer.js';
 import type { FromOffload, OffloadFailure, OffloadInit, PlanRequest, PlanSummary, ToOffload } from './protocol.js';
 
@@ -64,9 +64,9 @@ export class PlanJob {
   readonly loaded = deferred<{ problems?: string[] }>();
   readonly validated = deferred<{ problems?: string[]; cases?: RoutingCase[] }>();
   readonly planned = deferred<PlanSummary>();
-  /** the plan id, which the worker hashes while the changes are pulled */
+  /** the plan id, which the worker hashes once the changes were pulled (or the plan released) */
   readonly planId = deferred<string>();
-  private readonly chunkWaits = new Map<number, Deferred<string>>();
+  private readonly chunkWaits = new Map<number, Deferred<WireChunk>>();
 
   constructor(readonly id: number, private readonly owner: OffloadWorker) {}
 
@@ -84,7 +84,7 @@ export class PlanJob {
       case 'planned': this.planned.resolve(m.summary); break;
       case 'planId': this.planId.resolve(m.planId); break;
       case 'failed': this.fail(new OffloadError(m.reason, m.message)); break;
-      case 'chunk': this.chunkWaits.get(m.from)?.resolve(m.json); break;
+      case 'chunk': this.chunkWaits.get(m.from)?.resolve(m.chunk); break;
       case 'checkpointed': break;
     }
   }
@@ -107,38 +107,45 @@ export class PlanJob {
    * The plan's changes, pulled in chunks of CHUNK (one message each way per chunk, so the main
    * thread decodes one chunk per turn of its event loop; the next chunk is asked for before this
    * one is decoded, so the worker encodes while the main thread decodes); `before` of updates and
-   * deletes comes from `rowOf`. Resolves with undefined when a row is missing there (the state
-   * moved on).
+   * deletes comes from `rowOf`; `rowJson[i]` is the JSON text of `changes[i].after` as the worker
+   * made it (plan-wire.ts). Resolves with undefined when a row is missing there (the state moved on).
    */
-  async changes(summary: PlanSummary, rowOf: (kind: string, id: string) => Row | undefined): Promise<Change[] | undefined> {
+  async changes(summary: PlanSummary, rowOf: (kind: string, id: string) => Row | undefined): Promise<{ changes: Change[]; rowJson: (string | undefined)[] } | undefined> {
     const out: Change[] = [];
+    const rowJson: (string | undefined)[] = [];
     const ask = (from: number) => {
       if (from >= summary.total) return;
-      this.chunkWaits.set(from, deferred<string>());
+      this.chunkWaits.set(from, deferred<WireChunk>());
       this.owner.post({ t: 'chunk', id: this.id, from, count: CHUNK });
     };
     ask(0);
     try {
       for (let from = 0; from < summary.total; from += CHUNK) {
         ask(from + CHUNK);
-        const json = await this.chunkWaits.get(from)!.promise;
+        const chunk = await this.chunkWaits.get(from)!.promise;
         this.chunkWaits.delete(from);
         // chunks that arrived together are delivered in one turn: decode each in a turn of its own
         await nextTurn();
-        const part = decodeChanges(json, rowOf);
+        const part = decodeChanges(chunk, rowOf);
         if (!part) return undefined;
-        for (const c of part) out.push(c);
+        for (const c of part.changes) out.push(c);
+        for (const j of part.rowJson) rowJson.push(j);
       }
-      return out;
+      return { changes: out, rowJson };
     } finally {
       this.chunkWaits.clear();
     }
   }
 
-  /** Tells the worker the plan's changes are no longer needed. */
+  /**
+   * Tells the worker the plan's changes are no longer needed. The job still hears of its plan id
+   * (the worker hashes on, and the apply may be waiting for it): it is forgotten once the id
+   * arrived or failed.
+   */
   release(): void {
     this.owner.post({ t: 'release', id: this.id });
-    this.owner.forget(this.id);
+    const forget = () => { this.owner.forget(this.id); };
+    this.planId.promise.then(forget, forget);
   }
 }
 
@@ -225,7 +232,10 @@ export class OffloadWorker {
   }
 }
 
-/** Builds the Plan from a summary, its changes and its id, computed against `baseVersion` of the main thread's snapshot. */
-export function planOf(summary: PlanSummary, changes: Change[], baseVersion: number, id: string): Plan {
-  return { revision: summary.revision, origin: summary.origin, baseVersion, changes, counts: summary.counts, safety: summary.safety, id };
+/**
+ * Builds the Plan from a summary and its changes, computed against `baseVersion` of the main
+ * thread's snapshot, with its id when known (else it is set when the worker has hashed it).
+ */
+export function planOf(summary: PlanSummary, changes: Change[], baseVersion: number, id?: string): Plan {
+  return { revision: summary.revision, origin: summary.origin, baseVersion, changes, counts: summary.counts, safety: summary.safety, ...(id === undefined ? {} : { id }) };
 }

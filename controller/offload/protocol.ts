@@ -3,6 +3,7 @@ import type { Origin } from '../../runtime/model/types.js';
 import type { RoutingCase } from '../load/index.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { Plan } from '../plan/types.js';
+import type { WireChunk } from './plan-wire.js';
 
 /** What the offload worker starts with (workerData). */
 export interface OffloadInit {
@@ -41,7 +42,7 @@ export interface PlanSummary {
 /** Main thread → worker. */
 export type ToOffload =
   | ({ t: 'plan'; id: number } & PlanRequest)
-  /** changes [from, from + count) of plan `id`, as JSON (plan-wire.ts) */
+  /** changes [from, from + count) of plan `id`, as a chunk (plan-wire.ts) */
   | { t: 'chunk'; id: number; from: number; count: number }
   /** the main thread has what it needs of plan `id` (or gave up on it) */
   | { t: 'release'; id: number }
@@ -51,15 +52,15 @@ export type ToOffload =
 /** Why a request failed, as the reconciler classifies it. */
 export type OffloadFailure = 'FetchFailed' | 'ManifestsInvalid' | 'Internal';
 
-/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (plan-id.ts, computed after the summary), or a `failed` at any point. */
+/** Worker → main thread. Each plan request gets `loaded`, then `validated`, then `planned`, then `planId` (plan-id.ts, computed once the changes were pulled or the plan released), or a `failed` at any point. */
 export type FromOffload =
   /** load done; `problems`: YAML syntax errors (with the validation problems of what did parse) */
   | { t: 'loaded'; id: number; problems?: string[] }
   /** validation done; `problems`: schema, semantic and running-state problems; else the routing test cases */
   | { t: 'validated'; id: number; problems?: string[]; cases?: RoutingCase[] }
   | { t: 'planned'; id: number; summary: PlanSummary }
-  /** the plan's id, computed while the main thread pulls its changes */
+  /** the plan's id, computed once the main thread has pulled its changes (while it applies them) */
   | { t: 'planId'; id: number; planId: string }
   | { t: 'failed'; id: number; reason: OffloadFailure; message: string }
-  | { t: 'chunk'; id: number; from: number; json: string }
+  | { t: 'chunk'; id: number; from: number; chunk: WireChunk }
   | { t: 'checkpointed'; id: number; error?: string };

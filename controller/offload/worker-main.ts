@@ -31,10 +31,12 @@ const env = validationEnv(init.config, init.env as NodeJS.ProcessEnv);
 const parseCache: ParseCache = new Map();
 /** the last commit that validated: a re-plan of the same head (drift check, retry) skips loading */
 let last: { sha: string; desired: DesiredRow[]; cases: RoutingCase[] } | undefined;
-/** plans whose changes the main thread is pulling */
-const plans = new Map<number, Plan>();
+/** plans whose changes the main thread is pulling; `handedOver` is called once it has them all (or released the plan) */
+const plans = new Map<number, { plan: Plan; handedOver: () => void }>();
 
 const post = (m: FromOffload) => port.postMessage(m);
+/** how long a plan id waits for its changes to be handed over before it is hashed anyway */
+const HANDOVER_WAIT_MS = 60_000;
 
 /** load → validate → plan, each phase reported as it ends; the first problem ends the request. */
 async function plan(id: number, req: PlanRequest): Promise<void> {
@@ -77,10 +79,15 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
     return post({ t: 'failed', id, reason: 'ManifestsInvalid', message: (err as Error).message });
   }
   const planned = lap();
-  plans.set(id, p);
+  const handedOver = new Promise<void>((res) => { plans.set(id, { plan: p, handedOver: res }); });
   post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, total: p.changes.length, timings: { read, check, plan: planned } } });
-  // The id is hashed while the main thread pulls the changes: a step at a time, so its requests
-  // for chunks are answered in between. Only then may the next request run (it re-reads `state`).
+  // The id is hashed once the main thread has the changes (it waits for the id only at the end of
+  // its apply), so no hashing delays the chunks it asks for; a step at a time, so that a request
+  // (a checkpoint) is answered in between. Only then may the next request run (it re-reads `state`).
+  // A main thread that never says it is done (it always should) does not hold the queue forever.
+  let giveUp: NodeJS.Timeout | undefined;
+  await Promise.race([handedOver, new Promise<void>((res) => { giveUp = setTimeout(res, HANDOVER_WAIT_MS); })]);
+  clearTimeout(giveUp);
   const steps = planIdSteps(p);
   for (let r = steps.next(); ; r = steps.next()) {
     if (r.done) { p.id = r.value; break; }
@@ -100,10 +107,12 @@ port.on('message', (m: ToOffload) => {
       break;
     case 'chunk': {
       const p = plans.get(m.id);
-      post({ t: 'chunk', id: m.id, from: m.from, json: p ? encodeChanges(p.changes, m.from, m.from + m.count) : '[]' });
+      post({ t: 'chunk', id: m.id, from: m.from, chunk: p ? encodeChanges(p.plan.changes, m.from, m.from + m.count) : { changes: '[]', rows: '', ends: new Uint32Array(0) } });
+      if (p && m.from + m.count >= p.plan.changes.length) p.handedOver();
       break;
     }
     case 'release':
+      plans.get(m.id)?.handedOver();
       plans.delete(m.id);
       break;
     case 'checkpoint':

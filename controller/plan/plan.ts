@@ -33,18 +33,20 @@ export function planChanges(input: PlanInput): Plan {
   for (const [, map] of input.actual.rows) {
     for (const row of map.values()) if (row.origin === origin && row.key !== undefined) existing.set(keyOf(row.kind, row.key), row);
   }
+  // every desired key, with its row's id (the existing row's, or a new one); the keys are made once
   const ids = new Map<string, string>();
-  for (const d of input.desired) {
-    const k = keyOf(d.kind, d.key);
+  const keys: string[] = new Array<string>(input.desired.length);
+  input.desired.forEach((d, i) => {
+    const k = (keys[i] = keyOf(d.kind, d.key));
     if (ids.has(k)) throw new Error(`duplicate desired ${d.kind} "${d.key}"`);
     ids.set(k, existing.get(k)?.id ?? input.newId(d.kind, d.key));
-  }
+  });
 
   const changes: Change[] = [];
-  const wanted = new Set<string>();
-  for (const d of input.desired) {
-    const k = keyOf(d.kind, d.key);
-    wanted.add(k);
+  input.desired.forEach((d, i) => {
+    const k = keys[i]!;
+    // the content fields, then (unless unchanged) the row's own: assigned in the order of the
+    // object literal `{ ...fields, id, kind, … }`, which gives the same row, without a second copy
     const fields: Record<string, unknown> = { ...d.fields };
     for (const ref of d.refs ?? []) {
       if (ref.key === null) { fields[ref.field] = null; continue; }
@@ -54,23 +56,29 @@ export function planChanges(input: PlanInput): Plan {
     }
     const before = existing.get(k);
     const source = d.source ?? input.source;
-    if (before && before.source === source && sameContent(before, fields)) continue;
-    const after = {
-      ...fields, id: ids.get(k)!, kind: d.kind, origin, revision: input.revision, source, key: d.key, tenantId: input.tenantId,
-    } as Row;
+    if (before && before.source === source && sameContent(before, fields)) return;
+    fields.id = ids.get(k)!;
+    fields.kind = d.kind;
+    fields.origin = origin;
+    fields.revision = input.revision;
+    fields.source = source;
+    fields.key = d.key;
+    fields.tenantId = input.tenantId;
+    const after = fields as Row;
     const label = kindInfo(d.kind).label(after);
     if (!before) {
       changes.push({ op: 'create', kind: d.kind, id: after.id, label, after, fields: [] });
-      continue;
+      return;
     }
     const fc = diffFields(before, after);
     // a manifest moved to another file: the row must name its new file (the 409 on REST writes cites it)
     if (before.source !== after.source) fc.push({ field: 'source', before: before.source ?? null, after: after.source ?? null });
     if (fc.length > 0) changes.push({ op: 'update', kind: d.kind, id: after.id, label, before, after, fields: fc });
-  }
+  });
   const deleted = new Set<string>();
   for (const [k, row] of existing) {
-    if (wanted.has(k)) continue;
+    // `ids` holds exactly the desired keys
+    if (ids.has(k)) continue;
     deleted.add(row.id);
     changes.push({ op: 'delete', kind: row.kind, id: row.id, label: kindInfo(row.kind).label(row), before: row, fields: [] });
   }

@@ -22,7 +22,7 @@ export async function applyStep(r: Reconciler, req: ReconcileRequest, sha: strin
     trigger: req.trigger.kind, drift, branch: r.core.config.gitops.branch,
   };
   try {
-    await r.core.applySliced(plan, { force: Boolean(req.force), meta, recordEmpty: true, held: r.gateHold });
+    await r.core.applySliced(plan, { force: Boolean(req.force), meta, recordEmpty: true, held: r.gateHold, idReady: planned.idReady, rowJson: planned.rowJson });
   } catch (err) {
     if (err instanceof GslbError && err.code === 'API_CONFLICT') throw transient('ApplyConflict', err.message, { cause: err });
     throw transient('ApplyFailed', (err as Error).message, { cause: err });

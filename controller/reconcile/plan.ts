@@ -15,6 +15,14 @@ export interface Planned {
   drift: boolean;
   /** the commit is applied and nothing drifted: nothing to apply */
   unchanged: boolean;
+  /**
+   * A plan made by the offload worker arrives before its id: the worker hashes it while the apply
+   * builds the snapshot and the zone index. Resolves once `plan.id` is set; rejects (with a
+   * ReconcileError) when the worker failed meanwhile. Absent when the id is known (or not needed).
+   */
+  idReady?: Promise<void>;
+  /** the JSON text of each change's `after`, as the offload worker made it (ApplyOptions.rowJson) */
+  rowJson?: readonly (string | undefined)[];
 }
 
 /** How often a plan made off-thread is made again when the state moved on while it was made. */
@@ -27,8 +35,10 @@ const REPLANS = 3;
  */
 export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[] | PlanJob): Promise<Planned> {
   let plan: Plan;
+  let idReady: Promise<void> | undefined;
+  let rowJson: readonly (string | undefined)[] | undefined;
   if (!Array.isArray(desired)) {
-    plan = await offloadedPlan(r, sha, desired);
+    ({ plan, idReady, rowJson } = await offloadedPlan(r, sha, desired));
   } else {
     try {
       plan = planChanges({
@@ -40,7 +50,7 @@ export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[]
     }
   }
   const last = r.store.lastApplied();
-  return { plan, drift: last === sha && plan.changes.length > 0, unchanged: last === sha && plan.changes.length === 0 };
+  return { plan, drift: last === sha && plan.changes.length > 0, unchanged: last === sha && plan.changes.length === 0, ...(idReady ? { idReady } : {}), ...(rowJson ? { rowJson } : {}) };
 }
 
 /**
@@ -49,9 +59,10 @@ export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[]
  * from here to the end of the apply, `r.gateHold`); when `baseSeq` is then the state of the
  * current snapshot, the plan gets the snapshot's version as its base. Otherwise (a REST write
  * landed while the worker planned) the worker plans again, under the gate now, so that plan
- * stands: a stream of REST writes cannot keep a large commit from being applied.
+ * stands: a stream of REST writes cannot keep a large commit from being applied. The plan is
+ * returned without waiting for its id; `idReady` sets it.
  */
-async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promise<Plan> {
+async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promise<{ plan: Plan; idReady: Promise<void>; rowJson: (string | undefined)[] }> {
   let job = first;
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
@@ -60,15 +71,21 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
       if (v.problems) throw invalid(v.problems);
     }
     const summary = await job.planned.promise.catch((err: unknown) => { throw offloadError(err); });
-    r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
-    r.gateHold ??= await r.core.applyGate.acquire();
+    // from here every way out releases the job (the worker hashes the plan id once released)
     try {
+      r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
+      r.gateHold ??= await r.core.applyGate.acquire();
       const holder = r.core.holder;
       if (summary.baseSeq === holder.rowsSeq) {
         const base = holder.current;
-        const changes = await job.changes(summary, (kind, id) => getRow(base, kind, id));
-        const id = await job.planId.promise.catch((err: unknown) => { throw offloadError(err); });
-        if (changes && holder.current === base) return planOf(summary, changes, base.version, id);
+        const pulled = await job.changes(summary, (kind, id) => getRow(base, kind, id));
+        if (pulled && holder.current === base) {
+          const plan = planOf(summary, pulled.changes, base.version);
+          const idReady = job.planId.promise.then((id) => { plan.id = id; }, (err: unknown) => { throw offloadError(err); });
+          // nobody may wait for it (an unchanged head, a failed test step): no unhandled rejection
+          idReady.catch(() => {});
+          return { plan, idReady, rowJson: pulled.rowJson };
+        }
       }
     } finally {
       job.release();

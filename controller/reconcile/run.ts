@@ -87,7 +87,10 @@ export async function runSteps(r: Reconciler, req: ReconcileRequest, trace: Trac
   if (planned.unchanged) return { result: 'unchanged', ...done };
   await timed(trace, 'test', () => testStep(r, planned.plan, cases));
   // ends the reconcile as waiting (CanaryBaking): the stream carries the plan from here
-  if (route === 'canary') publishCanary(r, req, sha, verified, planned);
+  if (route === 'canary') {
+    await planned.idReady;
+    publishCanary(r, req, sha, verified, planned);
+  }
   // the reading the rollback watch compares with: right before the apply
   const baseline = planned.drift ? undefined : r.rollback.baseline();
   const result = await timed(trace, 'apply', () => applyStep(r, req, sha, verified, planned));

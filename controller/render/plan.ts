@@ -30,6 +30,43 @@ export function changeToJson(c: Change): ChangeJson {
   };
 }
 
+const str = JSON.stringify;
+const REDACTED_JSON = str(REDACTED);
+
+/** The content fields of a row shape in sorted order, each with its text up to the value. */
+interface Shape { keys: string[]; fields: { key: string; head: string; secret: boolean }[] }
+/** the last shape seen per kind: rows of one kind mostly have their keys in one order */
+const shapes = new Map<string, Shape>();
+
+function shapeOf(kind: string, keys: string[]): Shape {
+  const last = shapes.get(kind);
+  if (last && last.keys.length === keys.length && last.keys.every((k, i) => k === keys[i])) return last;
+  const secret = secretFieldsOf(kind);
+  const fields = [...keys].sort().filter((k) => !META_FIELDS.has(k)).map((key) => ({ key, head: `{"field":${str(key)},"before":null,"after":`, secret: secret.has(key) }));
+  const shape = { keys, fields };
+  shapes.set(kind, shape);
+  return shape;
+}
+
+/**
+ * `JSON.stringify(changeToJson(c))`: the same text, written straight for a create that lists no
+ * field changes (every set content field of `after`, sorted, `before` null), the bulk of a large
+ * plan; any other change goes through `changeToJson`. Pure (it keeps the sorted field names of the
+ * last row shape of each kind).
+ */
+export function changeJsonText(c: Change): string {
+  const row = c.after as Record<string, unknown> | undefined;
+  if (c.op !== 'create' || c.fields.length > 0 || !row || typeof c.kind !== 'string' || typeof c.id !== 'string' || typeof c.label !== 'string') return str(changeToJson(c));
+  let fields = '';
+  for (const f of shapeOf(c.kind, Object.keys(row)).fields) {
+    const v = row[f.key];
+    if (v === undefined || v === null) continue;
+    fields += `${fields === '' ? '' : ','}${f.head}${f.secret ? REDACTED_JSON : str(v)}}`;
+  }
+  const source = row.source;
+  return `{"op":"create","kind":${str(c.kind)},"key":${str(String(row.key ?? c.id))},"id":${str(c.id)},"label":${str(c.label)},"source":${source === undefined || source === null ? 'null' : str(source)},"fields":[${fields}]}`;
+}
+
 /**
  * A plan as stable JSON: fixed key order, changes in plan order, field changes sorted by field,
  * creates listing every field (before null) and deletes every field (after null). Pure.

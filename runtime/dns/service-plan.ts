@@ -33,7 +33,8 @@ export interface ServicePlan extends SelectSpec {
   domain: string;
   poolId: string | null;
   ttl: number;
-  members: MemberBase[];
+  /** shared by the services of one pool (PoolParts): read only */
+  members: readonly MemberBase[];
   healthVersion: number;
   v4: FamilyState;
   v6: FamilyState;
@@ -76,24 +77,38 @@ function emptyPlanParts() {
 }
 
 /**
- * Builds the plan of an API or git service. Candidates are the pool's enabled members with
- * weight above 0, in storage order; map-file rules are the pool's geo rules.
+ * What a service plan takes from its pool: the answerable members and the prepared map-file
+ * rules. Services of one pool share it (read only: never mutate it).
  */
-export function planService(s: Snapshot, svc: ServiceRow, geo: GeoDeps): ServicePlan {
+export interface PoolParts { members: readonly MemberBase[]; mapRules: ReturnType<typeof prepareMapRules> }
+
+const NO_POOL: PoolParts = { members: [], mapRules: [] };
+
+/**
+ * The pool part of the plans of a pool's services: its enabled members with weight above 0, in
+ * storage order, and its geo rules as map-file rules. Pure apart from the geo lookups.
+ */
+export function poolParts(s: Snapshot, poolId: string | null, geo: GeoDeps): PoolParts {
+  if (!poolId) return NO_POOL;
   const members: MemberBase[] = [];
-  let mapRules: ReturnType<typeof prepareMapRules> = [];
-  if (svc.poolId) {
-    childrenOf<MemberRow>(s, svc.poolId, 'member').forEach((m, i) => {
-      if (!m.enabled || m.weight <= 0) return;
-      const b = memberBase(m.ipAddress, i, m.weight, m.priority, m.rumUrl, geo);
-      if (b) members.push(b);
-    });
-    mapRules = prepareMapRules(childrenOf<GeoRuleRow>(s, svc.poolId, 'georule'));
-  }
+  childrenOf<MemberRow>(s, poolId, 'member').forEach((m, i) => {
+    if (!m.enabled || m.weight <= 0) return;
+    const b = memberBase(m.ipAddress, i, m.weight, m.priority, m.rumUrl, geo);
+    if (b) members.push(b);
+  });
+  return { members, mapRules: prepareMapRules(childrenOf<GeoRuleRow>(s, poolId, 'georule')) };
+}
+
+/**
+ * Builds the plan of an API or git service. Candidates are the pool's enabled members with
+ * weight above 0, in storage order; map-file rules are the pool's geo rules. `pool` is
+ * `poolParts` of the service's pool when the caller has it already (the services of a pool share it).
+ */
+export function planService(s: Snapshot, svc: ServiceRow, geo: GeoDeps, pool: PoolParts = poolParts(s, svc.poolId, geo)): ServicePlan {
   return {
     id: svc.id, name: svc.name, domain: svc.domain.toLowerCase(), poolId: svc.poolId, ttl: svc.ttl,
     algorithm: svc.algorithm, chain: svc.chain ?? [], whenAllUnhealthy: svc.whenAllUnhealthy ?? 'all',
-    mapRules, asnRules: prepareAsnRules(svc.asnRules ?? []), members, ...emptyPlanParts(),
+    mapRules: pool.mapRules, asnRules: prepareAsnRules(svc.asnRules ?? []), members: pool.members, ...emptyPlanParts(),
   };
 }
 

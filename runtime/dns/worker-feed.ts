@@ -95,23 +95,32 @@ export function feedWorkers(core: Core, state: DnsState): void {
     // A large apply (controller/apply/apply-sliced.ts) posts its DNS mutations in parts before its
     // transaction, one per slice; the workers build the next snapshot and zone index in slices of
     // their own and swap at the commit, so neither thread stops answering for the whole plan.
-    prepare: async (plan, next, _prev, slicer) => {
+    // With the rows' JSON texts at hand (a plan from the offload worker), a part goes as JSON text.
+    prepare: async (plan, next, _prev, slicer, opts) => {
       staged = undefined;
       const w = state.workers;
       if (!w) return;
       const stage = w.beginStage();
+      const texts = opts.rowJson;
       let part: RowMutation[] = [];
+      let json: string[] = [];
       let any = false;
-      for (const c of plan.changes) {
+      const changes = plan.changes;
+      for (let i = 0; i < changes.length; i++) {
+        const c = changes[i]!;
         if (!isDnsKind(c.kind)) continue;
-        part.push(changeMutation(c));
-        if (part.length < STAGE_PART) continue;
-        w.stagePart(stage, part);
+        const text = texts?.[i];
+        if (text !== undefined) json.push(`{"op":"put","row":${text}}`);
+        else if (texts) json.push(JSON.stringify(changeMutation(c)));
+        else part.push(changeMutation(c));
+        if (part.length + json.length < STAGE_PART) continue;
+        w.stagePart(stage, texts ? `[${json.join(',')}]` : part);
         any = true;
         part = [];
+        json = [];
         await slicer.maybePause();
       }
-      if (part.length > 0) { w.stagePart(stage, part); any = true; }
+      if (part.length + json.length > 0) { w.stagePart(stage, texts ? `[${json.join(',')}]` : part); any = true; }
       if (!any) return;
       w.stageEnd(stage, next.revision, state.serial.after(plan));
       staged = { plan, stage };

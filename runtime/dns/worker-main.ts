@@ -6,7 +6,7 @@ import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
 import type { Row } from '../model/types.js';
 import { RumStore } from '../rum/store.js';
-import { SnapshotBuilder, emptySnapshot, nextSnapshot, type Snapshot } from '../snapshot/snapshot.js';
+import { SnapshotBuilder, emptySnapshot, nextSnapshot, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
 import { Slicer, runSliced } from '../slicer.js';
 import { indexInSlices, type ZoneIndex } from './zone-index.js';
 import { Answerer } from './answer.js';
@@ -113,8 +113,9 @@ async function run(): Promise<void> {
           if (staged?.stage !== m.stage) staged = { stage: m.stage, builder: new SnapshotBuilder(snapshot) };
           const b = staged.builder;
           try {
-            for (let i = 0; i < m.muts.length; i++) {
-              b.apply(m.muts[i]!);
+            const muts = typeof m.muts === 'string' ? JSON.parse(m.muts) as RowMutation[] : m.muts;
+            for (let i = 0; i < muts.length; i++) {
+              b.apply(muts[i]!);
               if ((i & 63) === 63) await slicer.maybePause();
             }
           } catch (err) {

@@ -50,8 +50,10 @@ export type ToWorker =
    * `stage` drops any staged apply not committed), then `staged` (revision and serial: build the
    * next snapshot and zone index in slices), then `commit` once the main thread committed it
    * (swap as soon as built, then acknowledge `gen`). An `apply` drops a staged one not committed.
+   * A part is the mutations, or their JSON text (made of the rows' JSON texts of a plan from the
+   * offload worker, which costs the main thread far less to post than a structured clone).
    */
-  | { t: 'stage'; stage: number; muts: RowMutation[] }
+  | { t: 'stage'; stage: number; muts: RowMutation[] | string }
   | { t: 'staged'; stage: number; revision: string; serial: number }
   | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }

@@ -124,8 +124,8 @@ export class DnsWorkers {
     return ++this.stages;
   }
 
-  /** Posts one part of a staged apply's mutations to every worker. */
-  stagePart(stage: number, muts: RowMutation[]): void { this.broadcast({ t: 'stage', stage, muts }); }
+  /** Posts one part of a staged apply's mutations (or their JSON text) to every worker. */
+  stagePart(stage: number, muts: RowMutation[] | string): void { this.broadcast({ t: 'stage', stage, muts }); }
 
   /** Ends the parts of a staged apply: the workers build it. */
   stageEnd(stage: number, revision: string, serial: number): void { this.broadcast({ t: 'staged', stage, revision, serial }); }

@@ -1,7 +1,7 @@
 import type { Config } from '../config/types.js';
 import type { ServiceRow } from '../model/types.js';
 import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
-import { planService, planStatic, type GeoDeps, type ServicePlan } from './service-plan.js';
+import { planService, planStatic, poolParts, type GeoDeps, type PoolParts, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
 import { txtRdata, type TxtRecordRow } from '../txt/record.js';
@@ -136,6 +136,8 @@ export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGener
   const emptyNonTerminals = new Set<string>();
   const names = nameRules(cfg);
   const unserved = new WeakMap<ServiceRow, string>();
+  // the services of a pool share its part of the plan (members' record data, geo rules)
+  const pools = new Map<string, { members: readonly unknown[]; rules: readonly unknown[]; parts: PoolParts }>();
   let n = 0;
   for (const svc of rowsOf<ServiceRow>(s, 'service').values()) {
     if (++n % SERVICES_PER_STEP === 0) yield;
@@ -158,7 +160,11 @@ export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGener
     const members = svc.poolId ? childrenOf(s, svc.poolId, 'member') : [];
     const rules = svc.poolId ? childrenOf(s, svc.poolId, 'georule') : [];
     let entry = reuse?.get(svc);
-    if (!entry || entry.members !== members || entry.rules !== rules) entry = { plan: planService(s, svc, geo), members, rules };
+    if (!entry || entry.members !== members || entry.rules !== rules) {
+      let pool = svc.poolId ? pools.get(svc.poolId) : undefined;
+      if (svc.poolId && (!pool || pool.members !== members || pool.rules !== rules)) pools.set(svc.poolId, (pool = { members, rules, parts: poolParts(s, svc.poolId, geo) }));
+      entry = { plan: planService(s, svc, geo, pool?.parts), members, rules };
+    }
     plans.set(svc, entry);
     services.set(domain, { plan: entry.plan, zone });
   }

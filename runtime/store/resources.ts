@@ -60,14 +60,18 @@ export class ResourceStore {
     return this.writeRevision(plan, now, meta);
   }
 
-  /** Writes changes `[from, to)` of a plan's list. Call inside a transaction. */
-  writeChanges(changes: readonly Change[], from: number, to: number, now: number): void {
+  /**
+   * Writes changes `[from, to)` of a plan's list. Call inside a transaction. `rowJson[i]`, when
+   * given, is `JSON.stringify` of `changes[i].after` made already (controller/offload/plan-wire.ts):
+   * stored as it is.
+   */
+  writeChanges(changes: readonly Change[], from: number, to: number, now: number, rowJson?: readonly (string | undefined)[]): void {
     for (let i = from; i < to; i++) {
       const c = changes[i]!;
       if (c.op === 'delete') this.del.run(c.kind, c.id);
       else {
         const row = c.after!;
-        this.put.run(row.kind, row.id, row.tenantId, JSON.stringify(row), row.origin, row.revision, now, now);
+        this.put.run(row.kind, row.id, row.tenantId, rowJson?.[i] ?? JSON.stringify(row), row.origin, row.revision, now, now);
       }
     }
   }

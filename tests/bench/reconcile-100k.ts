@@ -89,7 +89,7 @@ async function waitReady(api: string, sha: string): Promise<void> {
   throw new Error(`the first reconcile did not finish in 60 s: ${s?.message}`);
 }
 
-interface Probe { longest: number; over100: number; over200: number; over1000: number; top: number[]; busy: number; run: Record<string, unknown> | null; byRcode: Record<string, number>; rows: number }
+interface Probe { longest: number; over100: number; over200: number; over1000: number; top: number[]; busy: number; run: Record<string, unknown> | null; byRcode: Record<string, number>; rows: number; planApply: { cpu: number; main: number } | null }
 
 /** One phase: dnsperf from LEAD s before a forced reconcile to TAIL s after it. */
 async function phase(name: string, d: { child: ChildProcess; api: string }, port: number, qfile: string): Promise<void> {
@@ -113,6 +113,8 @@ async function phase(name: string, d: { child: ChildProcess; api: string }, port
   const dropped = (after.byRcode.dropped ?? 0) - (before.byRcode.dropped ?? 0);
   console.log(`\n${name}: ${during.rows} rows after it; plan creates=${status.lastPlan.create} updates=${status.lastPlan.update} deletes=${status.lastPlan.delete}`);
   console.log(`  reconcile wall ${Math.round(wall)} ms; steps (ms): ${steps}`);
+  const pa = during.planApply;
+  if (pa) console.log(`  plan + apply: daemon CPU ${pa.cpu} ms (all threads), main thread busy ${pa.main} ms`);
   console.log(`  main thread during the reconcile: longest block ${Math.round(during.longest)} ms; blocks > 100 ms: ${during.over100}, > 200 ms: ${during.over200}, > 1 s: ${during.over1000}; blocked ${during.busy} ms in all; largest ${during.top.join(', ')} ms`);
   console.log(`  main thread incl. ${TAIL} s after: longest block ${Math.round(after.longest)} ms; blocks > 200 ms: ${after.over200}`);
   console.log(`  dnsperf -Q ${QPS} over ${LEAD} s + reconcile + ${TAIL} s: sent ${p.sent}, lost ${p.lost} (${f1((100 * p.lost) / Math.max(1, p.sent))} %), avg ${f1(p.avgMs)} ms, max ${Math.round(p.maxMs)} ms; dropped as stale by gslbd: ${dropped}`);

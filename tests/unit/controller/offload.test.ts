@@ -52,18 +52,45 @@ test('plan wire: changes cross as JSON without `before`; the receiver puts its o
     applyPlan(ctx, planChanges({ desired: desired(5, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
     const plan = planChanges({ desired: desired(3, 2), actual: holder.current, revision: 'r2', newId, tenantId: 'default' });
     assert.deepEqual(plan.counts, { create: 0, update: 3, delete: 4 });
-    const json = encodeChanges(plan.changes, 0, plan.changes.length);
-    assert.ok((JSON.parse(json) as object[]).every((c) => !('before' in c)), 'no before rows on the wire');
+    const chunk = encodeChanges(plan.changes, 0, plan.changes.length);
+    assert.ok((JSON.parse(chunk.changes) as object[]).every((c) => !('before' in c)), 'no before rows on the wire');
     const rowOf = (kind: string, id: string) => getRow(holder.current, kind, id);
-    const back = decodeChanges(json, rowOf)!;
+    const back = decodeChanges(chunk, rowOf)!.changes;
     assert.deepEqual(back.map((c) => ({ ...c })), plan.changes.map((c) => ({ ...c })));
     assert.equal(back[0]!.before, getRow(holder.current, back[0]!.kind, back[0]!.id), 'the receiver’s own row object');
     assert.equal(planId({ ...plan, changes: back }), planId(plan), 'the same plan id');
     // chunks concatenate to the whole
-    const parts = [encodeChanges(plan.changes, 0, 4), encodeChanges(plan.changes, 4, 100)].flatMap((j) => decodeChanges(j, rowOf)!);
+    const parts = [encodeChanges(plan.changes, 0, 4), encodeChanges(plan.changes, 4, 100)].flatMap((j) => decodeChanges(j, rowOf)!.changes);
     assert.equal(parts.length, plan.changes.length);
     // a row the receiver does not have: its state is not the one the plan was made against
-    assert.equal(decodeChanges(json, () => undefined), undefined);
+    assert.equal(decodeChanges(chunk, () => undefined), undefined);
+    // rows and changes that do not pair up are refused
+    assert.equal(decodeChanges({ ...chunk, ends: chunk.ends.slice(1) }, rowOf), undefined);
+    assert.equal(decodeChanges({ ...chunk, rows: chunk.rows.slice(1) }, rowOf), undefined);
+    assert.equal(decodeChanges({ ...chunk, ends: chunk.ends.map(() => 0), rows: '' }, rowOf), undefined);
+  } finally {
+    close();
+  }
+});
+
+test('plan wire: each row crosses as its own JSON text, the text the receiver would store for the row it decodes', () => {
+  const { holder, ctx, newId, close } = setup();
+  try {
+    applyPlan(ctx, planChanges({ desired: desired(5, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
+    const next = desired(3, 2);
+    // a row with keys whose order JSON keeps (names that look like integers go first in JS objects)
+    next.push({ kind: 'pool', key: 'odd', fields: { name: 'odd', description: 'ünïcödé "quoted" \u2028', '10': 1 } as Record<string, unknown>, source: 'pools.yaml' });
+    const plan = planChanges({ desired: next, actual: holder.current, revision: 'r2', newId, tenantId: 'default' });
+    const { changes, rowJson } = decodeChanges(encodeChanges(plan.changes, 0, plan.changes.length), (kind, id) => getRow(holder.current, kind, id))!;
+    assert.equal(rowJson.length, changes.length);
+    changes.forEach((c, i) => {
+      if (c.op === 'delete') assert.equal(rowJson[i], undefined);
+      else assert.equal(rowJson[i], JSON.stringify(c.after), `row ${i}: the same text as stringifying the decoded row`);
+    });
+    assert.ok(changes.some((c) => c.op === 'create') && changes.some((c) => c.op === 'update') && changes.some((c) => c.op === 'delete'));
+    // decoded changes keep the key order of the changes the wire carried before rows went apart
+    const upd = changes.find((c) => c.op === 'update')!;
+    assert.deepEqual(Object.keys(upd), ['op', 'kind', 'id', 'label', 'after', 'fields', 'before']);
   } finally {
     close();
   }

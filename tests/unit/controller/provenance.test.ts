@@ -10,7 +10,7 @@ import { planId } from '../../../controller/plan/plan-id.js';
 import type { DesiredRow, Plan } from '../../../controller/plan/types.js';
 import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
 import { txtValueOf } from '../../../runtime/txt/record.js';
-import { planToJson } from '../../../controller/render/plan.js';
+import { changeJsonText, changeToJson, planToJson } from '../../../controller/render/plan.js';
 import { createHash } from 'node:crypto';
 
 const SHA = 'a'.repeat(40);
@@ -52,6 +52,28 @@ test('planId is the SHA-256 of the stable JSON {revision, origin, changes}, fed 
     const whole = createHash('sha256').update(JSON.stringify({ revision: j.revision, origin: j.origin, changes: j.changes })).digest('hex').slice(0, 16);
     assert.equal(planId(p), whole);
   }
+});
+
+test('changeJsonText is JSON.stringify(changeToJson(c)), byte for byte, for every kind of change', () => {
+  const db = openDatabase(':memory:');
+  const holder = new SnapshotHolder(emptySnapshot());
+  const ctx = { store: new ResourceStore(db), holder, bus: new EventBus() };
+  applyPlan(ctx, plan([...pool('eu'), ...pool('us')]));
+  const odd: DesiredRow[] = [
+    // nested values, unicode and characters JSON escapes, null and absent fields, a secret field, a source file
+    { kind: 'pool', key: 'odd "pool" ü\u2028', fields: { name: 'odd "pool" ü\u2028', description: null, tags: { b: [1, { x: 'y' }], a: true }, zero: 0, empty: '' }, source: 'pools/odd.yaml' },
+    { kind: 'apikey', key: 'k1', fields: { name: 'k1', keyHash: 'secret-hash', scopes: ['read'] } },
+  ];
+  const mixed = planChanges({ desired: [...pool('eu', 5), ...pool('ap'), ...odd], actual: holder.current, revision: SHA, newId: (kind, key) => `new:${kind}/${key}`, tenantId: 'default' });
+  assert.ok(mixed.counts.create > 0 && mixed.counts.update > 0 && mixed.counts.delete > 0);
+  const cases = [...mixed.changes];
+  // a create as older nodes sent it, with its field list; one without a key (the id stands in)
+  const create = mixed.changes.find((c) => c.op === 'create' && c.kind === 'pool')!;
+  cases.push({ ...create, fields: [{ field: 'name', before: null, after: 'listed' }] });
+  const { key: _key, source: _source, ...bare } = create.after!;
+  cases.push({ ...create, after: bare as typeof create.after });
+  for (const c of cases) assert.equal(changeJsonText(c), JSON.stringify(changeToJson(c)), `${c.op} ${c.kind} ${c.id}`);
+  assert.ok(changeJsonText(cases.find((c) => c.kind === 'apikey')!).includes('"after":"[redacted]"'));
 });
 
 test('provenance text: commit, signer, applied time and plan id; REST writes say so', () => {

@@ -4,6 +4,7 @@ import { validateConfigObject } from '../../../runtime/config/load.js';
 import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
 import type { MemberRow, PoolRow, ServiceRow } from '../../../runtime/model/types.js';
 import { NameMatch, buildZoneIndex, lookupName } from '../../../runtime/dns/zone-index.js';
+import { planService } from '../../../runtime/dns/service-plan.js';
 
 const meta = { origin: 'api' as const, revision: 'r', tenantId: 'default' };
 const pool: PoolRow = { kind: 'pool', id: 'p1', name: 'p', ...meta };
@@ -50,6 +51,24 @@ test('a swap reuses plans of untouched services and rebuilds touched ones', () =
   assert.equal(ix2.services.get('b.example.test.')!.plan, ix1.services.get('b.example.test.')!.plan, 'pool p2 untouched: reused');
   const ix3 = buildZoneIndex(s2, cfg, geo, 1, 0, ix2);
   assert.notEqual(ix3.services.get('b.example.test.')!.plan, ix2.services.get('b.example.test.')!.plan, 'geo reload: rebuilt');
+});
+
+test('the services of one pool share its members; each plan is what planService builds alone', () => {
+  const cfg = validateConfigObject({ dns: { domain: 'example.test' } });
+  const rows = [pool, member('m1', '192.0.2.1'), member('m2', '2001:db8::2'), { ...member('m3', '192.0.2.3'), enabled: false }, service('s1', 'a.example.test.'), service('s2', 'B.example.test.')];
+  const s = nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put' as const, row })), 'r1', 1);
+  const ix = buildZoneIndex(s, cfg, geo, 0, 0);
+  const a = ix.services.get('a.example.test.')!.plan;
+  const b = ix.services.get('b.example.test.')!.plan;
+  assert.equal(a.members, b.members, 'one members list for the pool');
+  assert.deepEqual(a, planService(s, service('s1', 'a.example.test.'), geo));
+  assert.deepEqual(b, planService(s, service('s2', 'B.example.test.'), geo));
+  assert.deepEqual(a.members.map((m) => m.ip), ['192.0.2.1', '2001:db8::2']);
+  // a member added: the next index gives both services the new list
+  const s2 = nextSnapshot(s, [{ op: 'put', row: member('m4', '192.0.2.4') }], 'r2', 2);
+  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 0, ix);
+  assert.equal(ix2.services.get('a.example.test.')!.plan.members.length, 3);
+  assert.equal(ix2.services.get('a.example.test.')!.plan.members, ix2.services.get('b.example.test.')!.plan.members);
 });
 
 test('static endpoints: missing weight means 1, weight 0 disables, algorithm aliases resolve', () => {

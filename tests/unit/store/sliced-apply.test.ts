@@ -143,3 +143,45 @@ test('prepare hooks run before the transaction with the next snapshot; what they
   await applyPlanSliced(ctx, planChanges({ desired: desiredPools(3, 3, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' }));
   assert.deepEqual(order, ['prepare', 'transaction', 'install', 'afterSwap']);
 });
+
+test('a plan whose id is still being computed: the apply builds meanwhile and records the id once it is there', async () => {
+  const { db, holder, ctx, newId, hooks } = setup();
+  const plan = planChanges({ desired: desiredPools(20, 5, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' });
+  let prepared = false;
+  hooks.add({ prepare: async () => { prepared = true; } });
+  let give!: () => void;
+  const idReady = new Promise<void>((res) => { give = () => { plan.id = 'feedfacefeedface'; res(); }; });
+  const applying = applyPlanSliced(ctx, plan, { idReady });
+  for (let i = 0; i < 200 && !prepared; i++) await new Promise((r) => setImmediate(r));
+  assert.ok(prepared, 'the snapshot and prepare hooks did not wait for the id');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(holder.current.version, 0, 'nothing swapped before the id is there');
+  assert.equal(db.inTransaction, true, 'the rows are written meanwhile; the commit waits');
+  give();
+  await applying;
+  const meta = JSON.parse((db.prepare('SELECT meta FROM revisions ORDER BY seq DESC LIMIT 1').get() as { meta: string }).meta) as { planId: string };
+  assert.equal(meta.planId, 'feedfacefeedface', 'the id given, not one hashed here');
+  assert.equal(holder.current.revision, 'r1');
+});
+
+test('a plan whose id cannot be had: the apply is rolled back', async () => {
+  const { db, holder, ctx, newId, gate, store } = setup();
+  const plan = planChanges({ desired: desiredPools(5, 2, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' });
+  const idReady = Promise.reject(new Error('worker gone'));
+  idReady.catch(() => {});
+  await assert.rejects(applyPlanSliced(ctx, plan, { idReady }), (e: unknown) => e instanceof GslbError && e.code === 'STORE_FAILED' && /worker gone/.test(e.message));
+  assert.equal(db.inTransaction, false);
+  assert.equal(holder.current.version, 0);
+  assert.equal(store.loadAll().length, 0);
+  assert.equal(gate.busy, false);
+});
+
+test('rows given as JSON text are stored as that text', async () => {
+  const { db, holder, ctx, newId } = setup();
+  const plan = planChanges({ desired: desiredPools(3, 2, 1), actual: holder.current, revision: 'r1', newId, tenantId: 'default' });
+  // texts that differ from JSON.stringify(after) in a way the test can see (key order)
+  const rowJson = plan.changes.map((c) => JSON.stringify(Object.fromEntries(Object.entries(c.after!).reverse())));
+  await applyPlanSliced(ctx, plan, { rowJson });
+  const data = new Map((db.prepare('SELECT id, data FROM resources').all() as { id: string; data: string }[]).map((r) => [r.id, r.data]));
+  plan.changes.forEach((c, i) => { assert.equal(data.get(c.id), rowJson[i]); });
+});
