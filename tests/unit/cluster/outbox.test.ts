@@ -42,11 +42,20 @@ test('a large local plan: its outbox row is made in slices before the transactio
   hooks.add({ inTransaction: () => { t2 = performance.now(); } });
   const ctx = { store: new ResourceStore(db), holder: new SnapshotHolder(emptySnapshot()), bus: new EventBus((err) => { throw err; }), gate: new WriteGate(), hooks };
   const plan = poolPlan(40_000, 'big');
+  // as a plan from the offload worker: its id arrives during the apply (ApplyOptions.idReady)
+  const id = 'sha256:plan-id-set-late';
+  assert.equal(plan.id, undefined);
+  let setId!: () => void;
+  const idReady = new Promise<void>((resolve) => { setId = () => { plan.id = id; resolve(); }; });
+  // after every other hook's prepare (the outbox's included), before the transaction
+  hooks.add({ prepare: async () => { setId(); } });
   const before = ledger.pending().length;
-  await applyPlanSliced(ctx, plan, { meta: { signer: 'FP' } });
+  await applyPlanSliced(ctx, plan, { meta: { signer: 'FP' }, idReady });
   const rows = ledger.pending();
   assert.equal(rows.length, before + 1);
   const msg = JSON.parse(rows[0]!.body) as ConfigMsg;
+  assert.equal(msg.plan.id, id, 'the queued plan carries the id that arrived during the apply');
+  assert.equal(rows[0]!.body, JSON.stringify({ plan, node: 'a', at: msg.at, signer: 'FP' }));
   assert.equal(msg.node, 'a');
   assert.equal(msg.signer, 'FP');
   assert.equal(msg.plan.changes.length, 40_000);
