@@ -296,21 +296,23 @@ test('1,000 pools of 10 members render in under a second and keep up with 100 he
         d.core.health.set(poolId, ip, e);
         d.core.bus.emit('ws_message', { type: 'health_update', payload: { poolId, ipAddress: ip, healthy, score: e.score, timestamp: e.lastChecked, rttMs: 2, node: 'test-node' } });
       }
-      // every fifth batch: how long until the page shows it
+      // every fifth batch: how long until the page shows it (waited for up to 3 s, so a slow
+      // moment of a loaded machine shows as a lag in the assertion below, not as a timeout here)
       if (tick % 5 === 0) {
         const t = Date.now();
-        await page.waitForFunction(SHOWN, batch, { timeout: 1000, polling: 'raf' });
+        await page.waitForFunction(SHOWN, batch, { timeout: 3000, polling: 'raf' });
         lags.push(Date.now() - t);
       }
     }
     const sent = Date.now();
     const want = [...final].map(([k, healthy]) => ({ poolId: k.split('\n')[0]!, ip: k.split('\n')[1]!, healthy }));
-    await page.waitForFunction(SHOWN, want, { timeout: 1000, polling: 'raf' });
+    await page.waitForFunction(SHOWN, want, { timeout: 3000, polling: 'raf' });
     const settle = Date.now() - sent;
     const elapsed = (sent - start) / 1000;
     console.log(`# 300 flips over ${elapsed.toFixed(1)} s (${(300 / elapsed).toFixed(0)}/s): shown after ${lags.join(', ')} ms; all ${want.length} final states shown ${settle} ms after the last`);
-    assert.ok(settle < 500, `backlog: ${settle} ms to settle`);
-    assert.ok(Math.max(...lags) < 500, `lag ${lags.join(',')}`);
+    // a page that falls behind 100 flips a second builds a backlog that grows over the 3 s
+    assert.ok(settle < 1000, `backlog: ${settle} ms to settle`);
+    assert.ok(Math.max(...lags) < 1000, `lag ${lags.join(',')}`);
     assert.deepEqual(errors, []);
   } finally {
     await ctx.close();
