@@ -40,8 +40,8 @@ export interface SlicedApplyContext extends ApplyContext {
  * 1. the next Snapshot is built off to the side from the current one plus the plan (slices);
  * 2. `prepare` hooks build what depends on it ahead (the DNS zone index; slices);
  * 3. one SQLite transaction, open across the slices that write the rows, then (once the plan's
- *    id is there, when it was still being computed: `opts.idReady`) the revision record and every
- *    hook's `inTransaction`, and the commit;
+ *    id is there, when it was still being computed: `opts.idReady`) the revision record, every
+ *    hook's `inTransactionSliced` (slices) and `inTransaction`, and the commit;
  * 4. in the same turn as the commit: the snapshot swap, what `prepare` hooks built goes live,
  *    `afterSwap` hooks, the `plan_applied` event;
  * 5. the WebSocket messages of the changes (slices), then the gate is released.
@@ -97,6 +97,7 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
     if (opts.idReady) { await opts.idReady; unchanged(); }
     meta = revisionMeta(plan, opts);
     seq = ctx.store.writeRevision(plan, now, meta);
+    if (ctx.hooks) { await ctx.hooks.runInTransactionSliced(plan, opts, slicer); unchanged(); }
     ctx.hooks?.runInTransaction(plan, opts);
     tx.commit(Boolean(ctx.checkpoint));
   } catch (err) {

@@ -6,7 +6,7 @@ import type { Slicer } from '../../runtime/slicer.js';
 /**
  * Work that must happen with every applied plan, registered once instead of wrapping the applier
  * (docs/architecture.md "The write path"). `inTransaction` and `afterSwap` are
- * synchronous; `prepare` (large applies only) may yield.
+ * synchronous; `prepare` and `inTransactionSliced` (large applies only) may yield.
  */
 export interface ApplyHook {
   /**
@@ -15,6 +15,13 @@ export interface ApplyHook {
    * for an empty plan (which writes no rows), so a hook decides itself whether empty plans matter.
    */
   inTransaction?(plan: Plan, opts: ApplyOptions): void;
+  /**
+   * In a large plan applied in slices only: runs inside its transaction, after the rows and the
+   * revision record and before `inTransaction`, and may yield through `slicer` (the transaction
+   * stays open; the write gate keeps other plans out). For writes in proportion to the plan (the
+   * config-sync outbox row). A throw rolls the transaction back, as `inTransaction`'s does.
+   */
+  inTransactionSliced?(plan: Plan, opts: ApplyOptions, slicer: Slicer): Promise<void>;
   /**
    * Runs after the snapshot swap, before events are emitted; only for plans with changes. The plan
    * is committed by then, so a throw does not fail the apply: it goes to the registry's `onError`.
@@ -47,6 +54,11 @@ export class ApplyHooks {
   /** Runs every `inTransaction` hook; the caller holds the transaction. */
   runInTransaction(plan: Plan, opts: ApplyOptions): void {
     for (const h of [...this.list]) h.inTransaction?.(plan, opts);
+  }
+
+  /** Runs every `inTransactionSliced` hook in turn; the caller holds the transaction. */
+  async runInTransactionSliced(plan: Plan, opts: ApplyOptions, slicer: Slicer): Promise<void> {
+    for (const h of [...this.list]) await h.inTransactionSliced?.(plan, opts, slicer);
   }
 
   /** Runs every `prepare` hook in turn; resolves with what each wants run at the swap. */

@@ -10,10 +10,11 @@ import { runSliced } from '../slicer.js';
  * sync"): the outbox row is written in the apply's own SQLite transaction, so a node killed right
  * after a local apply still publishes the plan when it comes back, and a plan that apply refuses
  * takes its outbox row with it. Plans from the stream (`fromStream`) and empty plans are not
- * queued; a revision is queued once (INSERT OR IGNORE). In a sliced apply the JSON of the plan's
- * changes is made in `prepare`, in slices (a 100,000-service import is tens of megabytes of it);
- * the rest of the message, with the plan's id (a plan from the offload worker gets it only during
- * the apply: ApplyOptions.idReady), is made and the row written in the transaction. `onQueued` runs after the swap of a plan that was queued (the publisher
+ * queued; a revision is queued once. In a sliced apply the JSON of the plan's changes is made in
+ * `prepare`, in slices (a 100,000-service import is tens of megabytes of it); the rest of the
+ * message, with the plan's id (a plan from the offload worker gets it only during the apply:
+ * ApplyOptions.idReady), is added in the transaction, where the row is written in parts of a few
+ * hundred changes, in slices too (`inTransactionSliced`). A one-turn apply writes it whole. `onQueued` runs after the swap of a plan that was queued (the publisher
  * flushes there). Used by the cluster part and by `--create-admin`.
  */
 export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => void): ApplyHook {
@@ -22,20 +23,31 @@ export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => 
     const signer = opts.meta?.signer;
     return { plan, node, at: Date.now(), ...(typeof signer === 'string' ? { signer } : {}) };
   };
-  /** the JSON of the changes made by `prepare` for the plan being applied */
-  let made: { plan: Plan; changes: string } | undefined;
+  /** the JSON of the changes made by `prepare` for the plan being applied, in fragments */
+  let made: { plan: Plan; fragments: string[] } | undefined;
+  /** the plan whose row `inTransactionSliced` wrote */
+  let written: Plan | undefined;
   return {
     async prepare(plan, _next, _prev, slicer, opts) {
       made = undefined;
+      written = undefined;
       if (!queued(plan, opts)) return;
-      made = { plan, changes: await runSliced(changesJsonSteps(plan.changes), slicer) };
+      made = { plan, fragments: await runSliced(changeFragmentsSteps(plan.changes), slicer) };
     },
-    inTransaction(plan, opts) {
+    async inTransactionSliced(plan, opts, slicer) {
       const ready = made?.plan === plan ? made : undefined;
       made = undefined;
+      if (!ready || !queued(plan, opts)) return;
+      const msg = messageOf(plan, opts);
+      await runSliced(ledger.enqueueSteps(plan.revision, configMsgParts(msg, ready.fragments), msg.at), slicer);
+      written = plan;
+    },
+    inTransaction(plan, opts) {
+      made = undefined;
+      if (written === plan) { written = undefined; return; }
       if (!queued(plan, opts)) return;
       const msg = messageOf(plan, opts);
-      ledger.enqueue(plan.revision, ready ? configMsgJson(msg, ready.changes) : JSON.stringify(msg), msg.at);
+      ledger.enqueue(plan.revision, JSON.stringify(msg), msg.at);
     },
     afterSwap(plan, _next, _prev, opts) {
       if (onQueued && queued(plan, opts)) onQueued();
@@ -48,23 +60,35 @@ const CHANGES_PER_STEP = 500;
 /** stands in for the change list while the rest of the message is stringified */
 const CHANGES_MARK = '\u0000changes\u0000';
 
-/** The JSON text of a change list (`JSON.stringify(changes)`) as steps: a few hundred changes between yields. Pure. */
-export function* changesJsonSteps(changes: Plan['changes']): Generator<void, string, void> {
-  const parts: string[] = [];
+/**
+ * The JSON of a change list in fragments, as steps: each fragment is a few hundred changes'
+ * JSON, comma-separated, without the brackets (`[${fragments.join(',')}]` is
+ * `JSON.stringify(changes)`), with a yield between fragments. Pure.
+ */
+export function* changeFragmentsSteps(changes: Plan['changes']): Generator<void, string[], void> {
+  const fragments: string[] = [];
   for (let i = 0; i < changes.length; i += CHANGES_PER_STEP) {
     if (i > 0) yield;
-    const json = JSON.stringify(changes.slice(i, i + CHANGES_PER_STEP));
-    parts.push(json.slice(1, -1));
+    fragments.push(JSON.stringify(changes.slice(i, i + CHANGES_PER_STEP)).slice(1, -1));
   }
-  return `[${parts.join(',')}]`;
+  return fragments;
 }
 
-/** `JSON.stringify(msg)`, with the text of its plan's changes made before (`changesJsonSteps`). Pure. */
-export function configMsgJson(msg: ConfigMsg, changesJson: string): string {
+/**
+ * `JSON.stringify(msg)` in parts (their concatenation), from the fragments of its plan's changes
+ * made before (`changeFragmentsSteps`): the message up to its change list and the first fragment,
+ * each further fragment, and the rest of the message. Pure.
+ */
+export function configMsgParts(msg: ConfigMsg, fragments: readonly string[]): string[] {
   const frame = JSON.stringify({ ...msg, plan: { ...msg.plan, changes: CHANGES_MARK } });
   const mark = JSON.stringify(CHANGES_MARK);
   const at = frame.indexOf(mark);
-  return `${frame.slice(0, at)}${changesJson}${frame.slice(at + mark.length)}`;
+  const head = `${frame.slice(0, at)}[`;
+  const tail = `]${frame.slice(at + mark.length)}`;
+  if (fragments.length === 0) return [head + tail];
+  const parts = fragments.map((f, i) => (i === 0 ? head + f : `,${f}`));
+  parts[parts.length - 1] += tail;
+  return parts;
 }
 
 /**
@@ -72,5 +96,5 @@ export function configMsgJson(msg: ConfigMsg, changesJson: string): string {
  * at a time between yields. Pure.
  */
 export function* configMsgJsonSteps(msg: ConfigMsg): Generator<void, string, void> {
-  return configMsgJson(msg, yield* changesJsonSteps(msg.plan.changes));
+  return configMsgParts(msg, yield* changeFragmentsSteps(msg.plan.changes)).join('');
 }

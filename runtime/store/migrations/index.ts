@@ -12,6 +12,7 @@ import * as m0011 from './0011-form-digests.js';
 import * as m0012 from './0012-form-reminders.js';
 import * as m0013 from './0013-dns-serial.js';
 import * as m0014 from './0014-cluster-canary.js';
+import * as m0015 from './0015-outbox-parts.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -32,4 +33,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 12, name: 'form-reminders', sql: m0012.sql },
   { version: 13, name: 'dns-serial', sql: m0013.sql },
   { version: 14, name: 'cluster-canary', sql: m0014.sql },
+  { version: 15, name: 'outbox-parts', sql: m0015.sql },
 ];
