@@ -1,11 +1,12 @@
 import type { Plan } from '../plan/types.js';
-import { SnapshotBuilder, type Snapshot } from '../../runtime/snapshot/snapshot.js';
+import type { Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { GslbError, conflict } from '../../runtime/errors.js';
-import { applyPlan, changeMutation, checkApplicable, revisionMeta, type ApplyContext, type ApplyOptions } from './apply.js';
+import { applyPlan, checkApplicable, revisionMeta, type ApplyContext, type ApplyOptions } from './apply.js';
 import { changeEvent } from './events.js';
 import type { WriteGate } from './gate.js';
 import { nextProvenance } from './provenance.js';
-import { Slicer } from '../../runtime/slicer.js';
+import { Slicer, runSliced } from '../../runtime/slicer.js';
+import { proposedSnapshotSteps } from './proposed.js';
 
 /**
  * Plans with fewer changes than this are applied in one turn (`applyPlan`). Every plan with
@@ -72,12 +73,7 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
   const slicer = new Slicer(ctx.budgetMs ?? 10);
   const changes = plan.changes;
   const now = (ctx.now ?? Date.now)();
-  const builder = new SnapshotBuilder(prev);
-  for (let i = 0; i < changes.length; i++) {
-    builder.apply(changeMutation(changes[i]!));
-    if ((i & 63) === 63) await slicer.maybePause();
-  }
-  const next = builder.build(plan.revision, now);
+  const next = await runSliced(proposedSnapshotSteps(prev, plan, now), slicer);
   const installs = (await ctx.hooks?.runPrepare(plan, next, prev, slicer, opts)) ?? [];
   await slicer.maybePause();
   // the gate keeps every other plan out; a swap by anything else would be a bug, not a race

@@ -14,8 +14,9 @@ import { runSliced } from '../slicer.js';
  * `prepare`, in slices (a 100,000-service import is tens of megabytes of it); the rest of the
  * message, with the plan's id (a plan from the offload worker gets it only during the apply:
  * ApplyOptions.idReady), is added in the transaction, where the row is written in parts of a few
- * hundred changes, in slices too (`inTransactionSliced`). A one-turn apply writes it whole. `onQueued` runs after the swap of a plan that was queued (the publisher
- * flushes there). Used by the cluster part and by `--create-admin`.
+ * hundred changes, in slices too (`inTransactionSliced`). A one-turn apply writes it whole.
+ * `onQueued` runs after the swap of a plan that was queued (the publisher flushes there). Used by
+ * the cluster part and by `--create-admin`.
  */
 export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => void): ApplyHook {
   const queued = (plan: Plan, opts: ApplyOptions) => !opts.fromStream && plan.changes.length > 0;
@@ -55,7 +56,7 @@ export function outboxHook(ledger: ConfigLedger, node: string, onQueued?: () => 
   };
 }
 
-/** Changes stringified between two yields of `configMsgJsonSteps`. */
+/** Changes per fragment of `changeFragmentsSteps` (a yield between two). */
 const CHANGES_PER_STEP = 500;
 /** stands in for the change list while the rest of the message is stringified */
 const CHANGES_MARK = '\u0000changes\u0000';

@@ -123,9 +123,13 @@ export class Answerer {
 
   /** True when the current index is the one of the served snapshot, geo databases and serial. */
   indexCurrent(): boolean {
+    return this.ix !== undefined && this.ix.snapshot === this.deps.snapshot() && this.ix.geoGeneration === this.geoGeneration() && this.ix.serial === this.deps.serial();
+  }
+
+  /** Which loads of the geo databases an index was built against (it is rebuilt after a reload). */
+  private geoGeneration(): number {
     const g = this.deps.geo;
-    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    return this.ix !== undefined && this.ix.snapshot === this.deps.snapshot() && this.ix.geoGeneration === gen && this.ix.serial === this.deps.serial();
+    return (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
   }
 
   /**
@@ -134,9 +138,7 @@ export class Answerer {
    */
   index(): ZoneIndex {
     if (this.ix && (this.holdIndex || this.indexCurrent())) return this.ix;
-    const g = this.deps.geo;
-    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    this.ix = buildZoneIndex(this.deps.snapshot(), this.deps.config, g, gen, this.deps.serial(), this.ix, this.deps.onUnserved);
+    this.ix = buildZoneIndex(this.deps.snapshot(), this.deps.config, this.deps.geo, this.geoGeneration(), this.deps.serial(), this.ix, this.deps.onUnserved);
     return this.ix;
   }
 
@@ -146,9 +148,7 @@ export class Answerer {
    * event loop and installs it with `adoptIndex` at the swap. Reuses the current index's plans.
    */
   indexSteps(s: Snapshot, serial: number): Generator<void, ZoneIndex, void> {
-    const g = this.deps.geo;
-    const gen = (g.city?.generation ?? 0) + (g.asn?.generation ?? 0);
-    return zoneIndexSteps(s, this.deps.config, g, gen, serial, this.ix, this.deps.onUnserved);
+    return zoneIndexSteps(s, this.deps.config, this.deps.geo, this.geoGeneration(), serial, this.ix, this.deps.onUnserved);
   }
 
   /**

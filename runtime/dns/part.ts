@@ -54,13 +54,6 @@ declare module '../ports.js' {
 const states = new WeakMap<Core, DnsState>();
 
 /**
- * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
- * with reload, zone transfers (`dns.axfr`, zone-transfer.ts) with TSIG, the persisted SOA serial
- * (an apply hook, zone-serial.ts), DNS metrics, and POST /api/v1/simulate. Publishes its ports
- * (below): the bound port, the UDP path, the answer path (for benchmarks), the SOA serial and how
- * RUM data reaches the `rum` chain step.
- */
-/**
  * Builds the index of the current snapshot in slices and installs it, again while the state
  * moved on during a build; `holdIndex` keeps the previous index answering meanwhile. Never rejects
  * (a failed build is logged; `index()` then builds in one turn, as for a small state).
@@ -81,6 +74,13 @@ async function buildIndexInSlices(a: Answerer, core: Core, serialNow: () => numb
   }
 }
 
+/**
+ * The DNS data plane part: authoritative UDP/TCP server on dns.listenAddr:dns.port, geo databases
+ * with reload, zone transfers (`dns.axfr`, zone-transfer.ts) with TSIG, the persisted SOA serial
+ * (an apply hook, zone-serial.ts), DNS metrics, and POST /api/v1/simulate. Publishes its ports
+ * (below): the bound port, the UDP path, the answer path (for benchmarks), the SOA serial and how
+ * RUM data reaches the `rum` chain step.
+ */
 PARTS.push({
   name: 'dns',
   setup(core, ext) {
