@@ -1,12 +1,11 @@
 import type { Config } from '../config/types.js';
-import type { HealthView } from '../health/view.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { SelectScratch, needsGeo, readsClient, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';
 import { typesAt, type DnssecResponder } from './dnssec-answer.js';
 import { DNSSEC_TYPE } from './dnssec-wire.js';
-import { refreshHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
+import { refreshHealth, type AnswerHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
@@ -15,7 +14,7 @@ import { NameMatch, buildZoneIndex, lookupName, zoneIndexSteps, type OnUnserved,
 /** What the answer path reads. */
 export interface AnswerDeps {
   config: Config;
-  health: HealthView;
+  health: AnswerHealth;
   snapshot: () => Snapshot;
   geo: GeoDeps;
   rum: RumSource;

@@ -166,6 +166,7 @@ PARTS.push({
     return async () => {
       const w = state.workers;
       state.workers = undefined;
+      state.board = undefined;
       await w?.close();
       for (const s of sources) s.close();
       await server.close();

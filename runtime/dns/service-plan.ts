@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { AsnResponse, CityResponse } from 'maxmind';
 import type { Config } from '../config/types.js';
 import { normaliseAlgorithmName } from '../config/semantic.js';
-import { STATIC_POOL_ID, type HealthView } from '../health/view.js';
+import { STATIC_POOL_ID, type HealthEntry } from '../health/view.js';
 import type { Algorithm, GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
 import { childrenOf, type Snapshot } from '../snapshot/snapshot.js';
 import { prepareAsnRules } from '../balancer/asn.js';
@@ -36,6 +36,8 @@ export interface ServicePlan extends SelectSpec {
   /** shared by the services of one pool (PoolParts): read only */
   members: readonly MemberBase[];
   healthVersion: number;
+  /** when (performance.now) reads of the shared board began to be interrupted; -1: they are not */
+  healthWaitSince: number;
   v4: FamilyState;
   v6: FamilyState;
 }
@@ -73,7 +75,7 @@ function memberBase(ip: string, order: number, weight: number, priority: number,
 const EMPTY_STATE: FamilyState = { enabled: [], healthy: [] };
 
 function emptyPlanParts() {
-  return { healthVersion: -1, v4: EMPTY_STATE, v6: EMPTY_STATE };
+  return { healthVersion: -1, healthWaitSince: -1, v4: EMPTY_STATE, v6: EMPTY_STATE };
 }
 
 /**
@@ -131,11 +133,37 @@ export function planStatic(cfg: Config, domain: string, geo: GeoDeps): ServicePl
 }
 
 /**
- * Applies the current health view to a plan when its version changed: score, RTT and the healthy
- * subset per family. Called on the answer path; costs nothing while health is unchanged.
+ * What the answer path reads health from: the main thread's `HealthView`, or a DNS worker's view of
+ * the shared health board (health-board.ts). `get`'s entry is read at once (the board reuses it).
  */
-export function refreshHealth(plan: ServicePlan, health: HealthView): void {
-  if (plan.healthVersion === health.version) return;
+export interface AnswerHealth {
+  /** changes with every change of a verdict; -1 while a change is being written (the board) */
+  readonly version: number;
+  get(poolId: string, ip: string): HealthEntry | undefined;
+  isHealthy(poolId: string, ip: string): boolean;
+}
+
+/**
+ * How long (ms) a plan keeps its state while every read of the shared board is interrupted by a
+ * write, before one is taken as it is: a large pool is not held back for ever by a board written
+ * every turn.
+ */
+export const HEALTH_READ_MAX_WAIT_MS = 50;
+
+const clock = () => performance.now();
+
+/**
+ * Applies the current health view to a plan when its version changed: score, RTT and the healthy
+ * subset per family. Called on the answer path; costs nothing while health is unchanged. On the
+ * shared board (a DNS worker) a plan that has a state keeps it while a batch is being written or
+ * when one was written while its members were read, so an answer does not mix two batches; it is
+ * read again on the next query, and taken as read once it waited HEALTH_READ_MAX_WAIT_MS.
+ */
+export function refreshHealth(plan: ServicePlan, health: AnswerHealth, now: () => number = clock): void {
+  const version = health.version;
+  if (plan.healthVersion === version && version >= 0) return;
+  const mayWait = plan.healthVersion >= 0 && (plan.healthWaitSince < 0 || now() - plan.healthWaitSince < HEALTH_READ_MAX_WAIT_MS);
+  if (version < 0 && mayWait) { if (plan.healthWaitSince < 0) plan.healthWaitSince = now(); return; }
   const poolId = plan.poolId ?? '';
   const v4: FamilyState = { enabled: [], healthy: [] };
   const v6: FamilyState = { enabled: [], healthy: [] };
@@ -152,7 +180,9 @@ export function refreshHealth(plan: ServicePlan, health: HealthView): void {
     st.enabled.push(c);
     if (health.isHealthy(poolId, m.ip)) st.healthy.push(c);
   }
+  if (mayWait && health.version !== version) { if (plan.healthWaitSince < 0) plan.healthWaitSince = now(); return; }
   plan.v4 = v4;
   plan.v6 = v6;
-  plan.healthVersion = health.version;
+  plan.healthVersion = version;
+  plan.healthWaitSince = -1;
 }

@@ -12,6 +12,7 @@ import type { DnsServer } from './server.js';
 import type { TransferHandler } from './tcp-dispatch.js';
 import { DnsWorkers } from './workers.js';
 import { healthDelta, healthTable, type RumSample } from './worker-protocol.js';
+import { HealthBoardWriter } from './health-board.js';
 import { DNS_TABLES } from './zone-index.js';
 import type { ZoneSerial } from './zone-serial.js';
 
@@ -19,11 +20,13 @@ import type { ZoneSerial } from './zone-serial.js';
 export interface DnsState {
   answerer: Answerer; metrics: DnsMetrics; sources: MmdbSource<CityResponse | AsnResponse>[]; transfer: TransferHandler | undefined;
   serial: ZoneSerial; workers: DnsWorkers | undefined;
+  /** the health verdicts the workers read (written by the main thread; there while workers run) */
+  board?: HealthBoardWriter | undefined;
   /** the Uint32 cell of the shared round-robin counter */
   sequence: SharedArrayBuffer;
   /** the main thread's index being built in slices after a one-turn apply of a large state (part.ts) */
   indexBuild?: Promise<void> | undefined;
-  /** told when such a build is installed (the workers then get the health table of its endpoints) */
+  /** told when such a build is installed (the health board then gets the verdicts of its endpoints) */
   onIndexInstalled?: () => void;
   /** RUM samples to copy to the workers (set as the RUM source's onSample) */
   rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
@@ -37,11 +40,11 @@ const dnsMutations = (muts: RowMutation[]) => muts.filter((m) => isDnsKind(m.op 
 export const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, k).values()]);
 
 /**
- * Keeps the DNS workers' copies current (docs/dns.md "Workers"): every apply that changes a DNS
- * row is posted at once (after the serial hook, so it carries the new serial); health verdicts and
- * RUM samples are coalesced to one message per event-loop turn. Health goes as the verdicts of the
- * endpoints that changed; the whole table only after an apply (its set of served endpoints
- * changed) or a change that may touch any endpoint (cluster liveness).
+ * Keeps the DNS workers current (docs/dns.md "Workers"): every apply that changes a DNS row is
+ * posted at once (after the serial hook, so it carries the new serial); RUM samples are coalesced
+ * to one message per event-loop turn. Health verdicts are written to the shared health board once
+ * per turn: those of the endpoints that changed, or the whole table after an apply (its set of
+ * served endpoints changed) or a change that may touch any endpoint (cluster liveness).
  */
 export function feedWorkers(core: Core, state: DnsState): void {
   let healthDue = false;
@@ -51,14 +54,14 @@ export function feedWorkers(core: Core, state: DnsState): void {
   let nextCopy = 0;
   core.health.trackChanges();
   const flushHealth = () => {
-    const w = state.workers;
+    const w = state.board;
     if (!w) { healthDue = false; return; }
     const wait = nextCopy - performance.now();
     const changes = core.health.takeChanges();
     if (!changes.all && !tableDue) {
       healthDue = false;
       const { rows, cleared } = healthDelta(changes.endpoints, core.health);
-      if (rows.length > 0 || cleared.length > 0) w.healthDelta(rows, cleared);
+      if (rows.length > 0 || cleared.length > 0) w.update(rows, cleared);
       return;
     }
     if (wait > 0) {
@@ -70,15 +73,15 @@ export function feedWorkers(core: Core, state: DnsState): void {
     healthDue = false;
     tableDue = false;
     const t0 = performance.now();
-    w.health(healthTable(state.answerer.index(), core.health));
+    w.replace(healthTable(state.answerer.index(), core.health));
     // The table is O(endpoints): with tens of thousands of members and cluster liveness flapping,
-    // a copy every turn would take the whole thread. At most a tenth of it goes to copies: after a
+    // a whole write every turn would take the whole thread. At most a tenth of it goes to copies: after a
     // copy that took t ms, the next waits 9·t ms (nothing for small tables).
     const took = performance.now() - t0;
     nextCopy = took >= 1 ? performance.now() + 9 * took : 0;
   };
   const scheduleHealth = () => {
-    if (healthDue || !state.workers) return;
+    if (healthDue || !state.board) return;
     healthDue = true;
     setImmediate(flushHealth);
   };
@@ -160,7 +163,7 @@ export function feedWorkers(core: Core, state: DnsState): void {
 }
 /**
  * Starts dns.workers - 1 worker threads joining the UDP socket's SO_REUSEPORT group, with the
- * current DNS rows, serial and health. Without the batched path (no SO_REUSEPORT in dgram on
+ * current DNS rows and serial, and the health board written with the current verdicts. Without the batched path (no SO_REUSEPORT in dgram on
  * Node 20) the main thread answers alone, and says so. A worker that cannot start fails the start.
  */
 export async function startWorkers(core: Core, state: DnsState, server: DnsServer): Promise<void> {
@@ -174,11 +177,14 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
   /** what a worker answers from, as the main thread serves it now (at start, and for a resync) */
   const current = () => {
     const snap = core.holder.current;
-    return { rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current, health: healthTable(a.index(), core.health) };
+    return { rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current };
   };
+  const board = new HealthBoardWriter();
+  board.replace(healthTable(a.index(), core.health));
+  board.onFull = () => log.error({ endpoints: board.size }, 'dns workers: the health board is full; endpoints past it answer as healthy in the workers');
   const { workers, ready } = DnsWorkers.start({
     count: cfg.dns.workers - 1, log, metrics, current,
-    init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, ...current() },
+    init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, board: board.buffers, ...current() },
     onResync: () => { metrics.resyncs++; },
     answer: (req, src) => {
       const t0 = performance.now();
@@ -187,11 +193,14 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
       return r;
     },
   });
+  board.onNewBoard = (b) => workers.board(b);
   state.workers = workers;
+  state.board = board;
   try {
     await ready;
   } catch (err) {
     state.workers = undefined;
+    state.board = undefined;
     await workers.close();
     await server.close();
     throw err;

@@ -1,7 +1,6 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { AsnResponse, CityResponse } from 'maxmind';
 import { parseDuration, parseMicros } from '../config/duration.js';
-import { HealthView } from '../health/view.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
 import type { Row } from '../model/types.js';
@@ -15,12 +14,14 @@ import { DnsMetrics } from './metrics.js';
 import { tsigKeyring } from './tsig.js';
 import { createDnssec } from './dnssec-setup.js';
 import { batchedUdp } from './udp-batched.js';
-import { loadHealthDelta, loadHealthTable, type FromWorker, type LogLine, type ToWorker, type WorkerInit } from './worker-protocol.js';
+import { HealthBoardReader } from './health-board.js';
+import type { FromWorker, LogLine, ToWorker, WorkerInit } from './worker-protocol.js';
 
 /**
  * A DNS worker thread (docs/dns.md "Workers"): one batched UDP socket that joins the main thread's
- * SO_REUSEPORT group, answering from its own copies of the snapshot, zone index, health view and
- * RUM store, which the main thread keeps current by message (worker-protocol.ts). Counters go to
+ * SO_REUSEPORT group, answering from its own copies of the snapshot, zone index and RUM store,
+ * which the main thread keeps current by message (worker-protocol.ts), and from the health board
+ * the main thread writes in shared memory (health-board.ts). Counters go to
  * shared memory the main thread exports; log lines (the query log included) go to the main
  * thread's logger. RFC 2136 UPDATE packets are forwarded to the main thread, which owns the write
  * path. Ends when told to stop.
@@ -60,8 +61,7 @@ async function run(): Promise<void> {
   let snapshot = snapshotOf(init.rows, init.revision);
   let serial = init.serial;
   let version = Buffer.from(init.version);
-  const health = new HealthView();
-  loadHealthTable(health, init.health);
+  const health = new HealthBoardReader(init.board);
   const lb = cfg.loadbalancer;
   const city = lb.geoip.dbPath ? new MmdbSource<CityResponse>(lb.geoip.dbPath, log) : undefined;
   const asn = lb.asn.dbPath ? new MmdbSource<AsnResponse>(lb.asn.dbPath, log) : undefined;
@@ -185,16 +185,12 @@ async function run(): Promise<void> {
           staged = undefined;
           snapshot = snapshotOf(m.rows, m.revision);
           serial = m.serial;
-          loadHealthTable(health, m.health);
           a.index();
           post({ t: 'ack', gen: m.gen });
         });
         break;
-      case 'health':
-        loadHealthTable(health, m.rows);
-        break;
-      case 'health-delta':
-        loadHealthDelta(health, m.rows, m.cleared);
+      case 'board':
+        health.adopt(m.board);
         break;
       case 'rum':
         for (const [key, ip, ms, at] of m.samples) rum.add(key, ip, ms, at);

@@ -3,16 +3,17 @@ import type { HealthView } from '../health/view.js';
 import type { Row } from '../model/types.js';
 import type { RowMutation } from '../snapshot/snapshot.js';
 import type { ZoneIndex } from './zone-index.js';
+import type { HealthBoardBuffers } from './health-board.js';
 
 /**
  * The messages between the main thread and the DNS worker threads (docs/dns.md "Workers"). Each
- * worker keeps its own immutable snapshot, zone index and health view, built from what the main
- * thread posts: the rows at start, the row mutations of every apply, the health verdicts after
- * every change, RUM samples. Nothing is shared per query.
+ * worker keeps its own immutable snapshot and zone index, built from what the main thread posts:
+ * the rows at start, the row mutations of every apply, RUM samples. The health verdicts are shared:
+ * the main thread writes them to the health board (health-board.ts) that every worker reads.
  */
 
-/** What a worker answers from: the DNS rows, their revision and SOA serial, the health verdicts. */
-export interface WorkerState { rows: Row[]; revision: string; serial: number; health: HealthRow[] }
+/** What a worker answers from (besides the health board): the DNS rows, their revision and SOA serial. */
+export interface WorkerState { rows: Row[]; revision: string; serial: number }
 
 /** `workerData` of a DNS worker. */
 export interface WorkerInit {
@@ -28,14 +29,16 @@ export interface WorkerInit {
   serial: number;
   /** the CHAOS `dns.versionName` TXT data: the provenance of the served revision */
   version: Buffer;
-  health: HealthRow[];
+  /** the shared health board the worker's answers read verdicts from */
+  board: HealthBoardBuffers;
   /** the cells the worker's DnsMetrics counts into (metrics.ts), read by the main thread at scrape time */
   metrics: SharedArrayBuffer;
 }
 
 /**
  * One endpoint's health as the main thread decides it, under the active policy (cluster policies
- * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never).
+ * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never). What the main
+ * thread writes to the health board.
  */
 export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number];
 
@@ -57,10 +60,10 @@ export type ToWorker =
   | { t: 'staged'; stage: number; revision: string; serial: number }
   | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }
-  | { t: 'health'; rows: HealthRow[] }
   /** everything a worker answers from, as at start, after a `resync`: acknowledged as apply `gen` */
   | ({ t: 'reset'; gen: number } & WorkerState)
-  | { t: 'health-delta'; rows: HealthRow[]; cleared: [poolId: string, ip: string][] }
+  /** the health board moved (HealthBoardWriter.onNewBoard): read this one from now on */
+  | { t: 'board'; board: HealthBoardBuffers }
   | { t: 'rum'; samples: RumSample[] }
   | { t: 'reply'; id: number; reply: Uint8Array | null }
   | { t: 'stop' };
@@ -87,7 +90,7 @@ function verdictRow(pool: string, ip: string, health: HealthView): HealthRow | u
 }
 
 /**
- * The health verdicts a worker needs: every endpoint of every served plan that has an entry or
+ * The health verdicts the workers need: every endpoint of every served plan that has an entry or
  * that the active policy rejects (an endpoint with neither is healthy in the worker too, the
  * optimistic start). O(endpoints); the main thread runs it at most once per event-loop turn.
  */
@@ -114,10 +117,10 @@ export function healthTable(ix: ZoneIndex, health: HealthView): HealthRow[] {
 }
 
 /**
- * The verdicts of the endpoints named in `changed` (HealthView.takeChanges), for a worker whose
- * view already holds the earlier ones: a row for each endpoint with an entry or that the policy
- * rejects, and in `cleared` the ones with neither (healthy by the optimistic start: the worker
- * drops its entry). O(changed endpoints).
+ * The verdicts of the endpoints named in `changed` (HealthView.takeChanges), for a board that
+ * already holds the earlier ones: a row for each endpoint with an entry or that the policy
+ * rejects, and in `cleared` the ones with neither (healthy by the optimistic start: the board
+ * clears its entry). O(changed endpoints).
  */
 export function healthDelta(changed: readonly [string, string][], health: HealthView): { rows: HealthRow[]; cleared: [string, string][] } {
   const rows: HealthRow[] = [];
@@ -128,16 +131,4 @@ export function healthDelta(changed: readonly [string, string][], health: Health
     else cleared.push([pool, ip]);
   }
   return { rows, cleared };
-}
-
-/** Applies a {@link healthDelta} to a worker's health view (in one turn). */
-export function loadHealthDelta(view: HealthView, rows: readonly HealthRow[], cleared: readonly [string, string][]): void {
-  for (const [pool, ip] of cleared) view.delete(pool, ip);
-  for (const [pool, ip, healthy, score, rttMs, lastChecked] of rows) view.set(pool, ip, { healthy, score, rttMs, lastChecked, node: '' });
-}
-
-/** Replaces everything in a worker's health view with `rows` (in one turn: no query sees half). */
-export function loadHealthTable(view: HealthView, rows: readonly HealthRow[]): void {
-  for (const pool of [...view.pools()].map(([p]) => p)) view.delete(pool);
-  loadHealthDelta(view, rows, []);
 }

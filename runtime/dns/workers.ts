@@ -3,7 +3,8 @@ import { startWorkerThread } from '../worker-thread.js';
 import type { Logger } from '../log/logger.js';
 import type { RowMutation } from '../snapshot/snapshot.js';
 import { DNS_METRICS_BYTES, type DnsMetrics } from './metrics.js';
-import type { FromWorker, HealthRow, RumSample, ToWorker, WorkerInit, WorkerState } from './worker-protocol.js';
+import type { HealthBoardBuffers } from './health-board.js';
+import type { FromWorker, RumSample, ToWorker, WorkerInit, WorkerState } from './worker-protocol.js';
 
 /** What the main thread gives its DNS workers. */
 export interface DnsWorkersOptions {
@@ -137,11 +138,8 @@ export class DnsWorkers {
     return this.gen;
   }
 
-  /** Replaces every worker's health view. */
-  health(rows: HealthRow[]): void { this.broadcast({ t: 'health', rows }); }
-
-  /** Sends every worker the verdicts of changed endpoints (worker-protocol.ts healthDelta). */
-  healthDelta(rows: HealthRow[], cleared: [string, string][]): void { this.broadcast({ t: 'health-delta', rows, cleared }); }
+  /** Tells every worker that the health board moved to new buffers (HealthBoardWriter.onNewBoard). */
+  board(board: HealthBoardBuffers): void { this.broadcast({ t: 'board', board }); }
 
   /** Posts the provenance of a newly applied revision (the CHAOS version answer) to every worker. */
   version(version: Buffer): void { this.broadcast({ t: 'version', version }); }

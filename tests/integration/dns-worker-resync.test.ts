@@ -6,6 +6,7 @@ import { dig, makeService } from '../helpers/dns-tools.js';
 import { batchSupport } from '../../runtime/dns/batch-socket.js';
 import { DnsMetrics } from '../../runtime/dns/metrics.js';
 import { DnsWorkers } from '../../runtime/dns/workers.js';
+import { HealthBoardWriter } from '../../runtime/dns/health-board.js';
 import { dnsRows } from '../../runtime/dns/worker-feed.js';
 
 // A DNS worker thread that cannot build an apply, or is told to commit a staged apply it does not
@@ -28,12 +29,12 @@ test('a worker told to commit an apply it did not build asks for a resync and th
   let workers: DnsWorkers | undefined;
   try {
     await makeService(d, { name: 'one', domain: 'one.resync.test.' }, [{ ipAddress: '192.0.2.1' }]);
-    const current = () => ({ rows: dnsRows(d.core.holder.current), revision: d.core.holder.current.revision, serial: 7, health: [] });
+    const current = () => ({ rows: dnsRows(d.core.holder.current), revision: d.core.holder.current.revision, serial: 7 });
     const port = await freeUdpPort();
     let resyncs = 0;
     const started = DnsWorkers.start({
       count: 1, log: d.core.log, metrics: new DnsMetrics(), current, onResync: () => { resyncs++; }, answer: () => null,
-      init: { config: d.core.config, sequence: new SharedArrayBuffer(4), port, version: Buffer.from('v'), ...current() },
+      init: { config: d.core.config, sequence: new SharedArrayBuffer(4), port, version: Buffer.from('v'), board: new HealthBoardWriter().buffers, ...current() },
     });
     workers = started.workers;
     await started.ready;

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HealthView, type HealthEntry, type HealthPolicy } from '../../../runtime/health/view.js';
-import { healthDelta, healthTable, loadHealthDelta, loadHealthTable } from '../../../runtime/dns/worker-protocol.js';
+import { healthDelta, healthTable } from '../../../runtime/dns/worker-protocol.js';
+import { HealthBoardReader, HealthBoardWriter } from '../../../runtime/dns/health-board.js';
+import type { AnswerHealth } from '../../../runtime/dns/service-plan.js';
 import type { ZoneIndex } from '../../../runtime/dns/zone-index.js';
 
 const entry = (healthy: boolean, rttMs = 1): HealthEntry => ({ healthy, score: healthy ? 1 : 0, lastChecked: 5, rttMs, node: 'n' });
@@ -64,9 +66,9 @@ const indexOf = (pools: Record<string, string[]>): ZoneIndex => ({
   staticPlan: undefined,
 }) as unknown as ZoneIndex;
 
-const snapshotOf = (v: HealthView, pool: string, ips: string[]) => ips.map((ip) => [ip, v.isHealthy(pool, ip), v.score(pool, ip), v.get(pool, ip)?.rttMs ?? 0]);
+const snapshotOf = (v: AnswerHealth, pool: string, ips: string[]) => ips.map((ip) => [ip, v.isHealthy(pool, ip), v.get(pool, ip)?.score ?? 1, v.get(pool, ip)?.rttMs ?? 0]);
 
-test('deltas after a table keep a worker view equal to the main one (policy verdicts included)', () => {
+test('deltas after a table keep the workers\' health board equal to the main view (policy verdicts included)', () => {
   const main = new HealthView();
   // a cluster-like policy: 10.0.0.3 is rejected with no local entry
   const policy: HealthPolicy = (_p, ip, local) => (ip === '10.0.0.3' ? false : local === undefined || local.healthy);
@@ -75,22 +77,23 @@ test('deltas after a table keep a worker view equal to the main one (policy verd
   const ix = indexOf({ p: ips });
   main.trackChanges();
   main.set('p', '10.0.0.1', entry(false));
-  const worker = new HealthView();
+  const board = new HealthBoardWriter();
+  const worker = new HealthBoardReader(board.buffers);
   main.takeChanges();
-  loadHealthTable(worker, healthTable(ix, main));
+  board.replace(healthTable(ix, main));
   assert.deepEqual(snapshotOf(worker, 'p', ips), snapshotOf(main, 'p', ips));
 
   main.set('p', '10.0.0.1', entry(true, 7));
   main.record('p', '10.0.0.2', false, 0, 9, 3, 'n');
   main.delete('p', '10.0.0.4');
   const d1 = healthDelta(main.takeChanges().endpoints, main);
-  loadHealthDelta(worker, d1.rows, d1.cleared);
+  board.update(d1.rows, d1.cleared);
   assert.deepEqual(snapshotOf(worker, 'p', ips), snapshotOf(main, 'p', ips));
 
   main.delete('p', '10.0.0.2');
   const d2 = healthDelta(main.takeChanges().endpoints, main);
-  assert.deepEqual(d2, { rows: [], cleared: [['p', '10.0.0.2']] }, 'no entry and accepted: the worker drops its entry');
-  loadHealthDelta(worker, d2.rows, d2.cleared);
+  assert.deepEqual(d2, { rows: [], cleared: [['p', '10.0.0.2']] }, 'no entry and accepted: the board clears its entry');
+  board.update(d2.rows, d2.cleared);
   assert.deepEqual(snapshotOf(worker, 'p', ips), snapshotOf(main, 'p', ips));
   assert.equal(worker.get('p', '10.0.0.2'), undefined);
 });
