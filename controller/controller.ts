@@ -29,6 +29,11 @@ export class GitOpsController {
     this.store = new GitOpsStore(core.db);
     this.metrics = createGitOpsMetrics(core.metrics);
     const g = core.config.gitops;
+    // off the DNS thread when the database is a file the worker can open too (docs/gitops.md);
+    // started on first use: without a repo only POST /gitops/plan uses it
+    const offload = core.config.database.path === ':memory:' ? undefined
+      : new OffloadWorker({ dbPath: resolve(core.config.database.path), config: core.config, env: { ...core.env } }, core.log.child({ component: 'gitops' }));
+    this.offload = offload;
     if (!g.repoURL) return;
     let gitdir: string;
     if (core.config.database.path === ':memory:') {
@@ -41,12 +46,7 @@ export class GitOpsController {
       mkdirSync(gitdir, { recursive: true });
     }
     const token = g.auth.tokenEnv ? core.env[g.auth.tokenEnv] || undefined : undefined;
-    // off the DNS thread when the database is a file the worker can open too (docs/gitops.md)
-    if (core.config.database.path !== ':memory:') {
-      const offload = new OffloadWorker({ dbPath: resolve(core.config.database.path), config: core.config, env: { ...core.env } }, core.log.child({ component: 'gitops' }));
-      this.offload = offload;
-      core.ports.walCheckpoint = () => offload.checkpoint();
-    }
+    if (offload) core.ports.walCheckpoint = () => offload.checkpoint();
     this.reconciler = new Reconciler({
       core, store: this.store, metrics: this.metrics, offload: this.offload,
       source: { url: g.repoURL, branch: g.branch, gitdir, token, sshKeyPath: g.auth.sshKeyPath, tags: g.quorum.length > 0 },

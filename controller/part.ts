@@ -10,12 +10,15 @@ import { followCanary } from './reconcile/canary.js';
  */
 const controllers = new WeakMap<object, GitOpsController>();
 
+/** The GitOps controller of a daemon's core (tests reach its offload worker through it). */
+export const gitopsControllerOf = (core: object): GitOpsController | undefined => controllers.get(core);
+
 PARTS.push({
   name: 'gitops',
   setup(core, ext) {
     const ctl = new GitOpsController(core);
     controllers.set(core, ctl);
-    ext.apiPlugins.push(async (app) => { await app.register(gitopsRoutes(core, ctl)); await app.register(replayRoutes(core)); });
+    ext.apiPlugins.push(async (app) => { await app.register(gitopsRoutes(core, ctl)); await app.register(replayRoutes(core, ctl)); });
   },
   start(core) {
     const ctl = controllers.get(core);

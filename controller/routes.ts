@@ -3,10 +3,8 @@ import type { Core } from '../runtime/app.js';
 import { badRequest, forbidden, unauthorized } from '../runtime/errors.js';
 import { apiRef, errorResponses, ref } from '../runtime/api/schemas.js';
 import type { GitOpsController } from './controller.js';
-import { dryRun } from './dry-run.js';
-import { validationEnv } from './validate/names.js';
-import { planToJson, renderPlanText } from './render/plan.js';
-import { runRoutingCasesForPlan } from './routing/run.js';
+import { planFiles, withField } from './plan-files.js';
+import { runRoutingCases, runRoutingCasesForPlan } from './routing/run.js';
 import { Slicer } from '../runtime/slicer.js';
 import { parsePushEvent, verifyWebhookSignature } from './webhook.js';
 import type { HistoryQuery, PlanBody, ReconcileBody } from './route-types.js';
@@ -68,14 +66,15 @@ export const gitopsRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
       operationId: 'planGitOps', summary: 'Plan manifest files against the running state; applies nothing', tags, body: gitops('PlanRequest'),
       response: { 200: { description: 'the problems, or the plan as JSON and as a diff', ...gitops('PlanResult') }, ...errorResponses(400) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { files, revision } = req.body;
-    const r = dryRun(files, core.holder.current, {
-      env: validationEnv(core.config, core.env), safety: core.config.gitops.safety, ...(revision ? { revision } : {}),
-    });
-    // the routing tests run as the controller would run them: on this daemon's state and databases
-    const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, core.holder.current, r.plan, { config: core.config, geo: core.ports.dnsGeo, slicer: new Slicer() }) : null;
-    return { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };
+    const r = await planFiles(core, ctl.offload, files, revision, false);
+    // the routing tests run as the controller would run them: on this daemon's state and databases, in slices
+    const opts = { config: core.config, geo: core.ports.dnsGeo, slicer: new Slicer() };
+    const actual = core.holder.current;
+    const routingTests = !r.valid ? null : r.plan && r.cases.length > 0 ? await runRoutingCasesForPlan(r.cases, actual, r.plan, opts) : await runRoutingCases([], actual, opts);
+    // serialized already (by the offload worker when there is one): sent as it is
+    return reply.type('application/json; charset=utf-8').send(withField(r.json, 'routingTests', routingTests));
   });
 
   await app.register(webhookRoute(core, ctl));

@@ -6,7 +6,7 @@ import type { RoutingCase } from '../load/index.js';
 import type { Change, Plan } from '../plan/types.js';
 import { decodeChanges, type WireChunk } from './plan-wire.js';
 import { nextTurn } from '../../runtime/slicer.js';
-import type { FromOffload, OffloadFailure, OffloadInit, PlanRequest, PlanSummary, ToOffload } from './protocol.js';
+import type { DryRunRequest, FromOffload, OffloadFailure, OffloadInit, PlanRequest, PlanSummary, ToOffload } from './protocol.js';
 
 declare module '../../runtime/ports.js' {
   interface Ports {
@@ -66,7 +66,11 @@ export class PlanJob {
   readonly planned = deferred<PlanSummary>();
   /** the plan id, which the worker hashes once the changes were pulled (or the plan released) */
   readonly planId = deferred<string>();
+  /** a dry run's outcome (OffloadWorker.dryRun) */
+  readonly dry = deferred<{ body: string; planned: boolean; cases: RoutingCase[]; summary?: PlanSummary }>();
   private readonly chunkWaits = new Map<number, Deferred<WireChunk>>();
+  /** a dry run's plan: it never gets an id */
+  private dryRun = false;
 
   constructor(readonly id: number, private readonly owner: OffloadWorker) {}
 
@@ -83,6 +87,11 @@ export class PlanJob {
         break;
       case 'planned': this.planned.resolve(m.summary); break;
       case 'planId': this.planId.resolve(m.planId); break;
+      case 'dry-run':
+        this.dryRun = true;
+        this.dry.resolve(m);
+        if (!m.summary) this.owner.forget(this.id);
+        break;
       case 'failed': this.fail(new OffloadError(m.reason, m.message)); break;
       case 'chunk': this.chunkWaits.get(m.from)?.resolve(m.chunk); break;
       case 'checkpointed': break;
@@ -91,7 +100,7 @@ export class PlanJob {
 
   /** @internal rejects whatever is still pending */
   fail(err: Error): void {
-    for (const d of [this.loaded, this.validated, this.planned, this.planId, ...this.chunkWaits.values()]) d.reject(err);
+    for (const d of [this.loaded, this.validated, this.planned, this.planId, this.dry, ...this.chunkWaits.values()]) d.reject(err);
     this.owner.forget(this.id);
   }
 
@@ -144,6 +153,7 @@ export class PlanJob {
    */
   release(): void {
     this.owner.post({ t: 'release', id: this.id });
+    if (this.dryRun) return this.owner.forget(this.id);
     const forget = () => { this.owner.forget(this.id); };
     this.planId.promise.then(forget, forget);
   }
@@ -205,11 +215,24 @@ export class OffloadWorker {
 
   /** Starts loading, validating and planning one commit. Errors: throws when closed. */
   plan(req: PlanRequest): PlanJob {
+    return this.start((id) => ({ t: 'plan', id, ...req }));
+  }
+
+  /**
+   * Plans files against the database's state without applying anything, and renders the result
+   * (POST /gitops/plan). The job's `dry` resolves with the response body; with a `summary`, pull
+   * the changes (`changes`) or `release` it.
+   */
+  dryRun(req: DryRunRequest): PlanJob {
+    return this.start((id) => ({ t: 'dry-run', id, ...req }));
+  }
+
+  private start(message: (id: number) => ToOffload): PlanJob {
     if (this.closed) throw new OffloadError('Internal', 'the offload worker is closed');
     const w = this.ensure();
     const job = new PlanJob(++this.seq, this);
     this.jobs.set(job.id, job);
-    w.postMessage({ t: 'plan', id: job.id, ...req } satisfies ToOffload);
+    w.postMessage(message(job.id));
     return job;
   }
 

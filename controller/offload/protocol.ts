@@ -4,6 +4,7 @@ import type { RoutingCase } from '../load/index.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { Plan } from '../plan/types.js';
 import type { WireChunk } from './plan-wire.js';
+import type { SourceFile } from '../source/git-source.js';
 
 /** What the offload worker starts with (workerData). */
 export interface OffloadInit {
@@ -25,6 +26,17 @@ export interface PlanRequest {
   tenantId: string;
 }
 
+/** Files to plan against the running state without applying anything (POST /gitops/plan). */
+export interface DryRunRequest {
+  files: SourceFile[];
+  revision?: string;
+  safety: SafetyOptions;
+  /** the main thread's snapshot version, shown as the plan's `baseVersion` */
+  baseVersion: number;
+  /** keep the plan for the main thread to pull even without routing test cases */
+  keepPlan: boolean;
+}
+
 /** A plan made by the worker, without its changes (those are pulled in chunks). */
 export interface PlanSummary {
   revision: string;
@@ -42,6 +54,7 @@ export interface PlanSummary {
 /** Main thread → worker. */
 export type ToOffload =
   | ({ t: 'plan'; id: number } & PlanRequest)
+  | ({ t: 'dry-run'; id: number } & DryRunRequest)
   /** changes [from, from + count) of plan `id`, as a chunk (plan-wire.ts) */
   | { t: 'chunk'; id: number; from: number; count: number }
   /** the main thread has what it needs of plan `id` (or gave up on it) */
@@ -59,6 +72,11 @@ export type FromOffload =
   /** validation done; `problems`: schema, semantic and running-state problems; else the routing test cases */
   | { t: 'validated'; id: number; problems?: string[]; cases?: RoutingCase[] }
   | { t: 'planned'; id: number; summary: PlanSummary }
+  /**
+   * A dry run's outcome: `body`, the JSON text of `{valid, problems, plan, text}`; with a plan kept
+   * (`keepPlan`, or routing test cases), `summary` (its changes are then pulled in chunks, then released)
+   */
+  | { t: 'dry-run'; id: number; body: string; planned: boolean; cases: RoutingCase[]; summary?: PlanSummary }
   /** the plan's id, computed once the main thread has pulled its changes (while it applies them) */
   | { t: 'planId'; id: number; planId: string }
   | { t: 'failed'; id: number; reason: OffloadFailure; message: string }

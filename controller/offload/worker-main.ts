@@ -20,7 +20,9 @@ import { planIdSteps } from '../plan/plan-id.js';
 import type { DesiredRow, Plan } from '../plan/types.js';
 import { DbState } from './db-state.js';
 import { encodeChanges } from './plan-wire.js';
-import type { FromOffload, OffloadInit, PlanRequest, ToOffload } from './protocol.js';
+import type { DryRunRequest, FromOffload, OffloadInit, PlanRequest, ToOffload } from './protocol.js';
+import { dryRun } from '../dry-run.js';
+import { planToJson, renderPlanText } from '../render/plan.js';
 
 const init = workerData as OffloadInit;
 const port = parentPort!;
@@ -37,6 +39,20 @@ const plans = new Map<number, { plan: Plan; handedOver: () => void }>();
 const post = (m: FromOffload) => port.postMessage(m);
 /** how long a plan id waits for its changes to be handed over before it is hashed anyway */
 const HANDOVER_WAIT_MS = 60_000;
+
+/**
+ * Keeps plan `id` for the main thread to pull; resolves once it has all its changes or released it,
+ * or after HANDOVER_WAIT_MS: a main thread that never says it is done (it always should) does not
+ * hold the queue forever.
+ */
+async function handOver(id: number, plan: Plan): Promise<void> {
+  let giveUp: NodeJS.Timeout | undefined;
+  await Promise.race([
+    new Promise<void>((res) => { plans.set(id, { plan, handedOver: res }); }),
+    new Promise<void>((res) => { giveUp = setTimeout(res, HANDOVER_WAIT_MS); }),
+  ]);
+  clearTimeout(giveUp);
+}
 
 /** load → validate → plan, each phase reported as it ends; the first problem ends the request. */
 async function plan(id: number, req: PlanRequest): Promise<void> {
@@ -79,15 +95,12 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
     return post({ t: 'failed', id, reason: 'ManifestsInvalid', message: (err as Error).message });
   }
   const planned = lap();
-  const handedOver = new Promise<void>((res) => { plans.set(id, { plan: p, handedOver: res }); });
+  const handedOver = handOver(id, p);
   post({ t: 'planned', id, summary: { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, total: p.changes.length, timings: { read, check, plan: planned } } });
   // The id is hashed once the main thread has the changes (it waits for the id only at the end of
   // its apply), so no hashing delays the chunks it asks for; a step at a time, so that a request
   // (a checkpoint) is answered in between. Only then may the next request run (it re-reads `state`).
-  // A main thread that never says it is done (it always should) does not hold the queue forever.
-  let giveUp: NodeJS.Timeout | undefined;
-  await Promise.race([handedOver, new Promise<void>((res) => { giveUp = setTimeout(res, HANDOVER_WAIT_MS); })]);
-  clearTimeout(giveUp);
+  await handedOver;
   const steps = planIdSteps(p);
   for (let r = steps.next(); ; r = steps.next()) {
     if (r.done) { p.id = r.value; break; }
@@ -97,11 +110,38 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
   post({ t: 'planId', id, planId: p.id });
 }
 
+/**
+ * A dry run of files against the running state (POST /gitops/plan and /replay): the response body
+ * is made here, so the main thread neither plans nor renders nor serializes it. When the main
+ * thread needs the plan (routing test cases, a replay) it stays until the main thread has pulled
+ * its changes or released it.
+ */
+async function dryRunRequest(id: number, req: DryRunRequest): Promise<void> {
+  const t = performance.now();
+  const { seq, snapshot } = state.read();
+  const read = Math.round(performance.now() - t);
+  const r = dryRun(req.files, snapshot, { env, safety: req.safety, ...(req.revision ? { revision: req.revision } : {}) });
+  const p = r.plan;
+  if (p) p.baseVersion = req.baseVersion;
+  const body = JSON.stringify({ valid: r.valid, problems: r.problems, plan: p ? planToJson(p) : null, text: p ? renderPlanText(p) : '' });
+  if (!p || (r.cases.length === 0 && !req.keepPlan)) return post({ t: 'dry-run', id, body, planned: p !== undefined, cases: r.cases });
+  const handedOver = handOver(id, p);
+  const summary = { revision: p.revision, origin: p.origin, baseSeq: seq, counts: p.counts, safety: p.safety, total: p.changes.length, timings: { read, check: 0, plan: 0 } };
+  post({ t: 'dry-run', id, body, planned: true, cases: r.cases, summary });
+  await handedOver;
+  plans.delete(id);
+}
+
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (m: ToOffload) => {
   switch (m.t) {
     case 'plan':
       queue = queue.then(() => plan(m.id, m)).catch((err: unknown) => {
+        post({ t: 'failed', id: m.id, reason: 'Internal', message: (err as Error).message ?? String(err) });
+      });
+      break;
+    case 'dry-run':
+      queue = queue.then(() => dryRunRequest(m.id, m)).catch((err: unknown) => {
         post({ t: 'failed', id: m.id, reason: 'Internal', message: (err as Error).message ?? String(err) });
       });
       break;

@@ -6,7 +6,7 @@ import type { Plan } from '../plan/types.js';
 import { parseQueryLog, type ParsedLog } from './query-log.js';
 import { proposedSnapshotSteps } from '../apply/proposed.js';
 import { runSliced, Slicer } from '../../runtime/slicer.js';
-import { replaySteps } from './replay.js';
+import { replaySteps, type ReplayReport } from './replay.js';
 import { daemonReplayEnv } from './daemon-env.js';
 
 /** The parsed sample per core, kept while the file's size and mtime stay the same. */
@@ -30,6 +30,18 @@ function sampleOf(core: Core, file: string, log: Logger): ParsedLog | undefined 
 }
 
 /**
+ * Replays `sample` against the running state and what `plan` would make of it, with this node's
+ * health and geo databases: the proposed state, both zone indexes and the replay in ~10 ms slices,
+ * so a large plan or sample does not stop DNS.
+ */
+export async function replaySliced(core: Core, sample: ParsedLog, plan: Plan): Promise<ReplayReport> {
+  const current = core.holder.current;
+  const slicer = new Slicer();
+  const proposed = await runSliced(proposedSnapshotSteps(current, plan), slicer);
+  return runSliced(replaySteps(sample.queries, current, proposed, daemonReplayEnv(core), sample.skipped), slicer);
+}
+
+/**
  * The traffic safety of a plan (docs/gitops.md "Traffic replay"): with `gitops.replayLog` and
  * `gitops.maxChangedTraffic` set, replays the sample against the running state and the plan's
  * result with this node's health and geo databases, logs the share of answers that change, and
@@ -44,10 +56,7 @@ export async function holdTrafficChange(core: Core, plan: Plan, force: boolean |
   if (!replayLog || maxChangedTraffic === undefined || plan.changes.length === 0 || force) return;
   const sample = sampleOf(core, replayLog, log);
   if (!sample || sample.queries.length === 0) return;
-  const current = core.holder.current;
-  const slicer = new Slicer();
-  const proposed = await runSliced(proposedSnapshotSteps(current, plan), slicer);
-  const r = await runSliced(replaySteps(sample.queries, current, proposed, daemonReplayEnv(core), sample.skipped), slicer);
+  const r = await replaySliced(core, sample, plan);
   log.info({ queries: r.queries, changed: r.changed, percent: r.percent, limit: maxChangedTraffic }, `traffic replay: ${r.percent} % of answers change`);
   if (r.percent > maxChangedTraffic) {
     const top = r.byService.filter((g) => g.changed > 0).slice(0, 3).map((g) => `${g.key}: ${g.changed} of ${g.queries}`).join('; ');

@@ -1,20 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../runtime/app.js';
 import { apiRef, errorResponses } from '../../runtime/api/schemas.js';
-import { dryRun } from '../dry-run.js';
-import { planToJson, renderPlanText } from '../render/plan.js';
-import { validationEnv } from '../validate/names.js';
-import { replayPlan } from './index.js';
-import { daemonReplayEnv } from './daemon-env.js';
+import type { GitOpsController } from '../controller.js';
+import { planFiles, withField } from '../plan-files.js';
+import { parseQueryLog, type ReplayReport } from './index.js';
+import { replaySliced } from './hold.js';
 import type { ReplayBody } from './route-types.js';
 
 /**
  * POST /gitops/replay (`gslbctl diff --replay` against a daemon): plans the files like POST
  * /gitops/plan and replays the query log against the running snapshot and the plan's result,
  * with this node's health and geo databases. Server-wide like the plan (gitops:read). Applies
- * nothing.
+ * nothing. Planned in the offload worker when there is one; the replay runs here in slices.
  */
-export const replayRoutes = (core: Core): FastifyPluginAsync => async (app) => {
+export const replayRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAsync => async (app) => {
   app.post<{ Body: ReplayBody }>('/gitops/replay', {
     // a whole repo and a query-log sample travel in this body
     bodyLimit: 128 * 1024 * 1024,
@@ -24,11 +23,12 @@ export const replayRoutes = (core: Core): FastifyPluginAsync => async (app) => {
       body: apiRef('replay', 'ReplayRequest'),
       response: { 200: { description: 'the problems, or the plan and the answers that would change', ...apiRef('replay', 'ReplayResult') }, ...errorResponses(400) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { files, log, revision } = req.body;
-    const current = core.holder.current;
-    const r = dryRun(files, current, { env: validationEnv(core.config, core.env), safety: core.config.gitops.safety, ...(revision ? { revision } : {}) });
-    if (!r.plan) return { valid: false, problems: r.problems, plan: null, text: '', replay: null };
-    return { valid: true, problems: [], plan: planToJson(r.plan), text: renderPlanText(r.plan), replay: replayPlan(log, current, r.plan, daemonReplayEnv(core)) };
+    const r = await planFiles(core, ctl.offload, files, revision, true);
+    let replay: ReplayReport | null = null;
+    if (r.valid && r.plan) replay = await replaySliced(core, parseQueryLog(log), r.plan);
+    // serialized already (by the offload worker when there is one): sent as it is
+    return reply.type('application/json; charset=utf-8').send(withField(r.json, 'replay', replay));
   });
 };
