@@ -1,9 +1,9 @@
-import { statSync, readFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import type { Core } from '../../runtime/app.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import { stalled } from '../errors.js';
 import type { Plan } from '../plan/types.js';
-import { parseQueryLog, type ParsedLog } from './query-log.js';
+import { parseQueryLogSteps, type ParsedLog } from './query-log.js';
 import { proposedSnapshotSteps } from '../apply/proposed.js';
 import { runSliced, Slicer } from '../../runtime/slicer.js';
 import { replaySteps, type ReplayReport } from './replay.js';
@@ -13,14 +13,14 @@ import { daemonReplayEnv } from './daemon-env.js';
 const samples = new WeakMap<Core, { stamp: string; parsed: ParsedLog }>();
 
 /** The parsed `gitops.replayLog`, read again only when the file changed; undefined (logged) when it cannot be read. */
-function sampleOf(core: Core, file: string, log: Logger): ParsedLog | undefined {
-  let stamp: string;
+async function sampleOf(core: Core, file: string, log: Logger, slicer: Slicer): Promise<ParsedLog | undefined> {
   try {
-    const st = statSync(file);
-    stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    const st = await stat(file);
+    const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
     const cached = samples.get(core);
     if (cached?.stamp === stamp) return cached.parsed;
-    const parsed = parseQueryLog(readFileSync(file, 'utf8'));
+    // read off the thread (libuv's pool) and parsed in slices: a large sample does not stop DNS
+    const parsed = await runSliced(parseQueryLogSteps(await readFile(file, 'utf8')), slicer);
     samples.set(core, { stamp, parsed });
     return parsed;
   } catch (err) {
@@ -34,9 +34,8 @@ function sampleOf(core: Core, file: string, log: Logger): ParsedLog | undefined 
  * health and geo databases: the proposed state, both zone indexes and the replay in ~10 ms slices,
  * so a large plan or sample does not stop DNS.
  */
-export async function replaySliced(core: Core, sample: ParsedLog, plan: Plan): Promise<ReplayReport> {
+export async function replaySliced(core: Core, sample: ParsedLog, plan: Plan, slicer = new Slicer()): Promise<ReplayReport> {
   const current = core.holder.current;
-  const slicer = new Slicer();
   const proposed = await runSliced(proposedSnapshotSteps(current, plan), slicer);
   return runSliced(replaySteps(sample.queries, current, proposed, daemonReplayEnv(core), sample.skipped), slicer);
 }
@@ -54,9 +53,10 @@ export async function replaySliced(core: Core, sample: ParsedLog, plan: Plan): P
 export async function holdTrafficChange(core: Core, plan: Plan, force: boolean | undefined, log: Logger): Promise<void> {
   const { replayLog, maxChangedTraffic } = core.config.gitops;
   if (!replayLog || maxChangedTraffic === undefined || plan.changes.length === 0 || force) return;
-  const sample = sampleOf(core, replayLog, log);
+  const slicer = new Slicer();
+  const sample = await sampleOf(core, replayLog, log, slicer);
   if (!sample || sample.queries.length === 0) return;
-  const r = await replaySliced(core, sample, plan);
+  const r = await replaySliced(core, sample, plan, slicer);
   log.info({ queries: r.queries, changed: r.changed, percent: r.percent, limit: maxChangedTraffic }, `traffic replay: ${r.percent} % of answers change`);
   if (r.percent > maxChangedTraffic) {
     const top = r.byService.filter((g) => g.changed > 0).slice(0, 3).map((g) => `${g.key}: ${g.changed} of ${g.queries}`).join('; ');

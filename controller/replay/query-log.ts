@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { parseCidr } from '../../runtime/net/ip.js';
 import { QTYPES } from '../../runtime/dns/query-packet.js';
+import { runAtOnce } from '../../runtime/slicer.js';
 
 /** One recorded query worth replaying: what the client asked and from where. */
 export interface LoggedQuery {
@@ -23,24 +24,46 @@ export interface ParsedLog { queries: LoggedQuery[]; skipped: number }
  * without a selection (AXFR, TYPE65…) and lines whose address or subnet does not parse. Pure.
  */
 export function parseQueryLog(text: string): ParsedLog {
+  return runAtOnce(parseQueryLogSteps(text));
+}
+
+/** Lines read between two yields of parseQueryLogSteps. */
+const LINES_PER_STEP = 2000;
+
+/**
+ * {@link parseQueryLog} as steps (a pause every 2,000 lines), so the daemon reads a large sample
+ * in slices (runSliced). Lines are taken one at a time from the text, never split into one array.
+ */
+export function* parseQueryLogSteps(text: string): Generator<void, ParsedLog, void> {
   const queries: LoggedQuery[] = [];
   let skipped = 0;
-  for (const line of text.split('\n')) {
-    const t = line.trim();
+  let n = 0;
+  for (let at = 0; at < text.length;) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const t = text.slice(at, end).trim();
+    at = end + 1;
+    if (++n % LINES_PER_STEP === 0) yield;
     if (!t) continue;
-    let o: Record<string, unknown>;
-    try {
-      const v = JSON.parse(t) as unknown;
-      if (!v || typeof v !== 'object' || Array.isArray(v)) { skipped++; continue; }
-      o = v as Record<string, unknown>;
-    } catch {
-      skipped++;
-      continue;
-    }
-    const { name, type, src, ecs } = o;
-    if (typeof name !== 'string' || !name || typeof type !== 'string' || !(type in QTYPES) || typeof src !== 'string' || isIP(src.replace(/^::ffff:(?=\d+\.)/, '')) === 0) { skipped++; continue; }
-    if (ecs !== undefined && (typeof ecs !== 'string' || !parseCidr(ecs))) { skipped++; continue; }
-    queries.push({ name, type, src, ...(typeof ecs === 'string' ? { ecs } : {}) });
+    const q = loggedQuery(t);
+    if (q) queries.push(q);
+    else skipped++;
   }
   return { queries, skipped };
+}
+
+/** The query one log line records, or undefined when the line is not one to replay. */
+function loggedQuery(line: string): LoggedQuery | undefined {
+  let o: Record<string, unknown>;
+  try {
+    const v = JSON.parse(line) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    o = v as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const { name, type, src, ecs } = o;
+  if (typeof name !== 'string' || !name || typeof type !== 'string' || !(type in QTYPES) || typeof src !== 'string' || isIP(src.replace(/^::ffff:(?=\d+\.)/, '')) === 0) return undefined;
+  if (ecs !== undefined && (typeof ecs !== 'string' || !parseCidr(ecs))) return undefined;
+  return { name, type, src, ...(typeof ecs === 'string' ? { ecs } : {}) };
 }

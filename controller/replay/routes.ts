@@ -3,7 +3,9 @@ import type { Core } from '../../runtime/app.js';
 import { apiRef, errorResponses } from '../../runtime/api/schemas.js';
 import type { GitOpsController } from '../controller.js';
 import { planFiles, withField } from '../plan-files.js';
-import { parseQueryLog, type ReplayReport } from './index.js';
+import type { ReplayReport } from './index.js';
+import { parseQueryLogSteps } from './query-log.js';
+import { Slicer, runSliced } from '../../runtime/slicer.js';
 import { replaySliced } from './hold.js';
 import type { ReplayBody } from './route-types.js';
 
@@ -27,7 +29,10 @@ export const replayRoutes = (core: Core, ctl: GitOpsController): FastifyPluginAs
     const { files, log, revision } = req.body;
     const r = await planFiles(core, ctl.offload, files, revision, true);
     let replay: ReplayReport | null = null;
-    if (r.valid && r.plan) replay = await replaySliced(core, parseQueryLog(log), r.plan);
+    if (r.valid && r.plan) {
+      const slicer = new Slicer();
+      replay = await replaySliced(core, await runSliced(parseQueryLogSteps(log), slicer), r.plan, slicer);
+    }
     // serialized already (by the offload worker when there is one): sent as it is
     return reply.type('application/json; charset=utf-8').send(withField(r.json, 'replay', replay));
   });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answersDiffer, isOrdered, parseQueryLog, replaySteps, replayTraffic, type Answered } from '../../../controller/replay/index.js';
+import { parseQueryLogSteps } from '../../../controller/replay/query-log.js';
 import { runSliced, Slicer } from '../../../runtime/slicer.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import { HealthView } from '../../../runtime/health/view.js';
@@ -60,6 +61,20 @@ test('parseQueryLog: the query lines of a JSON log; everything else counted as s
     { name: 'www.example.test', type: 'AAAA', src: '::ffff:127.0.0.1' },
   ]);
   assert.equal(r.skipped, 5);
+});
+
+test('parseQueryLogSteps: a large sample in steps, with the result of parseQueryLog', () => {
+  const lines = Array.from({ length: 5001 }, (_, i) => (i % 10 === 9 ? 'not json' : JSON.stringify({ msg: 'dns query', name: `s${i}.example.test`, type: 'A', src: '192.0.2.1' })));
+  const text = `${lines.join('\r\n')}\n`;
+  const steps = parseQueryLogSteps(text);
+  let pauses = 0;
+  let r = steps.next();
+  for (; !r.done; r = steps.next()) pauses++;
+  assert.equal(pauses, 2, 'a pause every 2,000 lines');
+  assert.deepEqual(r.value, parseQueryLog(text));
+  assert.equal(r.value.queries.length, 4501);
+  assert.equal(r.value.skipped, 500);
+  assert.equal(r.value.queries[0]!.name, 's0.example.test', 'CRLF line ends are trimmed');
 });
 
 test('replayTraffic: a removed member changes every answer of its service; rotation alone never does; deterministic', async () => {
