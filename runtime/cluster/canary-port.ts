@@ -52,7 +52,7 @@ export function canaryPort(deps: {
 }): CanaryPort {
   const { store, ledger } = deps;
   const now = deps.now ?? Date.now;
-  const queued = () => new Set(ledger.pending().map((p) => p.revision));
+  const queued = () => new Set(ledger.pendingRevisions());
   return {
     state(revision) {
       const rec = store.get(revision);
@@ -62,8 +62,9 @@ export function canaryPort(deps: {
     inFlight() {
       const baking = store.baking()?.revision;
       if (baking) return { revision: baking, phase: 'baking' };
-      // a canary plan still in the outbox (the bus is down, or the publish is under way)
-      const queued = ledger.pending().find((p) => (JSON.parse(p.body) as ConfigMsg).canary !== undefined)?.revision;
+      // a canary plan still in the outbox (the bus is down, or the publish is under way); its
+      // message is one text (start), so messages written in parts are not read
+      const queued = ledger.pendingWhole().find((p) => (JSON.parse(p.body) as ConfigMsg).canary !== undefined)?.revision;
       return queued ? { revision: queued, phase: 'queued' } : undefined;
     },
     start(plan, c) {

@@ -4,7 +4,7 @@ import type { ConfigLedger } from './ledger.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
-import { carriedByRef, inlineLimit, MAX_PLAN_OBJECT_BYTES, planObjectName, sha256Hex, type RefMsg } from './plan-ref.js';
+import { carriedByRef, inlineLimit, MAX_PLAN_OBJECT_BYTES, messageBytes, planObjectName, type RefMsg } from './plan-ref.js';
 import { putPlanObject } from './plan-store.js';
 
 /** Publishes the outbox (runtime/cluster/outbox.ts) to the config stream. */
@@ -33,9 +33,8 @@ export function startConfigPublisher(deps: {
   let flushing: Promise<void> | undefined;
   const flush = (): Promise<void> => (flushing ??= drain().finally(() => { flushing = undefined; }));
   /** Puts a plan's bytes in the object store and returns the reference message to publish. */
-  const putByRef = async (revision: string, body: Uint8Array, chunkBytes: number): Promise<Uint8Array> => {
+  const putByRef = async (revision: string, body: Uint8Array, sha256: string, chunkBytes: number): Promise<Uint8Array> => {
     if (body.byteLength > MAX_PLAN_OBJECT_BYTES) throw new Error(`plan of ${body.byteLength} bytes is larger than the ${MAX_PLAN_OBJECT_BYTES} bytes a plan may have`);
-    const sha256 = sha256Hex(body);
     const ref = { bucket: names.plansBucket, name: planObjectName(names.clusterToken, revision, sha256), size: body.byteLength, sha256 };
     await putPlanObject(link, ref, body, chunkBytes, deps.publishTimeoutMs);
     const msg: RefMsg = { ref, node: names.node, at: Date.now(), revision };
@@ -43,13 +42,14 @@ export function startConfigPublisher(deps: {
   };
   const drain = async () => {
     // re-read the outbox after each publish: plans enqueued while this loop runs go out in it too
-    for (let item = ledger.pending()[0]; item; item = ledger.pending()[0]) {
+    for (let item = ledger.next(); item; item = ledger.next()) {
       if (!link.up || !link.js || stopped) return;
       try {
-        const body = enc.encode(item.body);
+        // a message written in parts is encoded a part per turn (messageBytes), never joined
+        const { bytes: body, sha256 } = await messageBytes(item.texts);
         const limit = inlineLimit(link.nc?.info?.max_payload);
         const byRef = carriedByRef(body.byteLength, limit);
-        const payload = byRef ? await putByRef(item.revision, body, limit) : body;
+        const payload = byRef ? await putByRef(item.revision, body, sha256, limit) : body;
         const ack = await link.js.publish(names.configSubject, payload, { msgID: item.revision, timeout: deps.publishTimeoutMs });
         ledger.acknowledged(item.revision);
         metrics.published.inc({ type: 'config' });

@@ -52,7 +52,7 @@ export function startConfigSync(deps: {
     flush: publisher.flush,
     status: () => {
       const c = consumer.status();
-      return { lastSeq: c.lastSeq, lastRevision: c.lastRevision, outbox: ledger.pending().length, stalled: c.stalled, holding: c.holding };
+      return { lastSeq: c.lastSeq, lastRevision: c.lastRevision, outbox: ledger.pendingCount(), stalled: c.stalled, holding: c.holding };
     },
     stop: () => { offOutbox(); consumer.stop(); publisher.stop(); },
   };

@@ -60,6 +60,26 @@ export class ConfigLedger {
       this.insPart.run(revision, i, parts[i]);
     }
   }
+  /** How many plans wait for the stream. */
+  pendingCount(): number {
+    return this.db.prepare('SELECT COUNT(*) FROM cluster_outbox').pluck().get() as number;
+  }
+  /** The revisions of the plans waiting for the stream, oldest first. */
+  pendingRevisions(): string[] {
+    return this.db.prepare('SELECT revision FROM cluster_outbox ORDER BY id').pluck().all() as string[];
+  }
+  /**
+   * The oldest plan waiting for the stream, its message as the texts it was written in (one, or
+   * its parts in order: the publisher encodes them one at a time instead of joining them).
+   */
+  next(): { revision: string; texts: string[] } | undefined {
+    const r = this.db.prepare('SELECT revision, body, parts FROM cluster_outbox ORDER BY id LIMIT 1').get() as { revision: string; body: string; parts: number } | undefined;
+    return r && { revision: r.revision, texts: r.parts > 0 ? this.partsOf.all(r.revision) as string[] : [r.body] };
+  }
+  /** Plans waiting whose message is one text (a canary plan's always is: `enqueue`), oldest first. */
+  pendingWhole(): { revision: string; body: string }[] {
+    return this.db.prepare('SELECT revision, body FROM cluster_outbox WHERE parts = 0 ORDER BY id').all() as { revision: string; body: string }[];
+  }
   /** Plans waiting for the stream, oldest first (a message written in parts is put together). */
   pending(): { revision: string; body: string }[] {
     const rows = this.db.prepare('SELECT revision, body, parts FROM cluster_outbox ORDER BY id').all() as { revision: string; body: string; parts: number }[];

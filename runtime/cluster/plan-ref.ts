@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { encodeToken } from './names.js';
+import { nextTurn } from '../slicer.js';
 
 /**
  * Plans too large for one config-stream message (docs/cluster.md "Large plans"): the plan's bytes
@@ -55,6 +56,31 @@ export function carriedByRef(bytes: number, limit: number): boolean {
 /** SHA-256 of bytes, lowercase hex. */
 export function sha256Hex(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * A message's UTF-8 bytes and their SHA-256, from the texts it was written in: one text per turn of
+ * the event loop (a large plan's outbox parts, so neither a join nor an encode or hash of the
+ * whole runs in one turn). The same bytes as encoding the joined texts.
+ */
+export async function messageBytes(texts: readonly string[], pause: () => Promise<void> = nextTurn): Promise<{ bytes: Uint8Array; sha256: string }> {
+  const enc = new TextEncoder();
+  if (texts.length === 1) {
+    const bytes = enc.encode(texts[0]);
+    return { bytes, sha256: sha256Hex(bytes) };
+  }
+  let total = 0;
+  for (const t of texts) total += Buffer.byteLength(t, 'utf8');
+  const bytes = new Uint8Array(total);
+  const hash = createHash('sha256');
+  let off = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) await pause();
+    const n = enc.encodeInto(texts[i]!, bytes.subarray(off)).written;
+    hash.update(bytes.subarray(off, off + n));
+    off += n;
+  }
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 /**

@@ -13,6 +13,7 @@ import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
 import { ConfigLedger } from '../../../runtime/cluster/ledger.js';
 import { configMsgJsonSteps, outboxHook } from '../../../runtime/cluster/outbox.js';
 import type { ConfigMsg } from '../../../runtime/cluster/config-msg.js';
+import { messageBytes, sha256Hex } from '../../../runtime/cluster/plan-ref.js';
 
 const poolPlan = (count: number, revision: string): Plan => {
   const desired: DesiredRow[] = Array.from({ length: count }, (_, i) => ({ kind: 'pool', key: `p${i}`, fields: { name: `p${i}`, description: `pool ${i} "quoted" \u2028` }, source: `pools/p${i}.yaml` }));
@@ -53,6 +54,16 @@ test('a large local plan: its outbox row is made in slices before the transactio
   await applyPlanSliced(ctx, plan, { meta: { signer: 'FP' }, idReady });
   const rows = ledger.pending();
   assert.equal(rows.length, before + 1);
+  assert.equal(ledger.pendingCount(), rows.length);
+  assert.deepEqual(ledger.pendingRevisions(), rows.map((r) => r.revision));
+  assert.equal(ledger.pendingWhole().length, 0, 'a message written in parts is not read whole');
+  const next = ledger.next()!;
+  assert.equal(next.revision, 'big');
+  assert.equal(next.texts.length, 80, 'the publisher gets the parts, not their join');
+  assert.equal(next.texts.join(''), rows[0]!.body);
+  const bytes = await messageBytes(next.texts);
+  assert.deepEqual(Buffer.from(bytes.bytes), Buffer.from(rows[0]!.body, 'utf8'), 'encoded a part at a time: the bytes of the whole');
+  assert.equal(bytes.sha256, sha256Hex(new TextEncoder().encode(rows[0]!.body)));
   const msg = JSON.parse(rows[0]!.body) as ConfigMsg;
   assert.equal(msg.plan.id, id, 'the queued plan carries the id that arrived during the apply');
   assert.equal(rows[0]!.body, JSON.stringify({ plan, node: 'a', at: msg.at, signer: 'FP' }));
@@ -78,4 +89,6 @@ test('a large local plan: its outbox row is made in slices before the transactio
   applyPlan(ctx, { ...small, baseVersion: ctx.holder.current.version }, { meta: { signer: 'FP' } });
   const row = ledger.pending().find((r) => r.revision === 'small')!;
   assert.equal((JSON.parse(row.body) as ConfigMsg).plan.changes.length, 3);
+  assert.deepEqual(ledger.pendingWhole(), [row], 'a message of one text is read whole');
+  assert.deepEqual(ledger.next(), { revision: 'small', texts: [row.body] });
 });

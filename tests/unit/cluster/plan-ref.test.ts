@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  carriedByRef, checkObjectSize, checkPlanBytes, inlineLimit, isRefShaped, MAX_PLAN_OBJECT_BYTES, parseRefMsg, planObjectName, sha256Hex,
+  carriedByRef, checkObjectSize, checkPlanBytes, inlineLimit, isRefShaped, MAX_PLAN_OBJECT_BYTES, messageBytes, parseRefMsg, planObjectName, sha256Hex,
 } from '../../../runtime/cluster/plan-ref.js';
 
 test('inline or by reference: the limit is max_payload less 4 KiB of headers; larger bodies go by reference', () => {
@@ -70,4 +70,16 @@ test('fetched bytes: the size and the digest must be those of the reference; an 
   assert.equal(checkObjectSize(ref, data.byteLength), undefined);
   assert.match(checkObjectSize({ ...ref, size: MAX_PLAN_OBJECT_BYTES + 1 }, MAX_PLAN_OBJECT_BYTES + 1) ?? '', /more than the 268435456 allowed/);
   assert.match(checkObjectSize(ref, 12) ?? '', /is 12 bytes, the reference says 11/);
+});
+
+test('messageBytes: the bytes and SHA-256 of the joined texts, a text per turn', async () => {
+  const texts = ['{"a":"é', '€ 😀', '', '"}'];
+  let pauses = 0;
+  const r = await messageBytes(texts, async () => { pauses++; });
+  const whole = new TextEncoder().encode(texts.join(''));
+  assert.deepEqual(Buffer.from(r.bytes), Buffer.from(whole));
+  assert.equal(r.sha256, sha256Hex(whole));
+  assert.equal(pauses, texts.length - 1);
+  const one = await messageBytes(['{}']);
+  assert.deepEqual([Buffer.from(one.bytes).toString(), one.sha256], ['{}', sha256Hex(new TextEncoder().encode('{}'))]);
 });
