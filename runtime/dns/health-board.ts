@@ -119,8 +119,8 @@ class BoardViews {
  * each batch between two increments of the sequence, so a reader never takes half of one as a whole.
  */
 export class HealthBoardWriter extends BoardViews {
-  /** key → slot, the writer's own index of the chains */
-  private readonly index = new Map<string, number>();
+  /** pool → ip → slot, the writer's own index of the chains (no key string is made per write) */
+  private readonly index = new Map<string, Map<string, number>>();
   /** slots named by the current `replace` pass */
   private seen = new Uint8Array(0);
   private full = false;
@@ -143,7 +143,7 @@ export class HealthBoardWriter extends BoardViews {
     this.begin();
     try {
       for (const [pool, ip] of cleared) {
-        const slot = this.index.get(`${pool}\u0000${ip}`);
+        const slot = this.index.get(pool)?.get(ip);
         if (slot !== undefined) this.i32[slot * 10 + W_STATE] = STATE_NONE;
       }
       for (const r of rows) this.put(r);
@@ -188,12 +188,13 @@ export class HealthBoardWriter extends BoardViews {
 
   /** Writes one row; its slot (-1 when the board is full). */
   private put([pool, ip, healthy, score, rttMs, lastChecked]: HealthRow): number {
-    const key = `${pool}\u0000${ip}`;
-    let slot = this.index.get(key);
+    let byIp = this.index.get(pool);
+    if (!byIp) this.index.set(pool, (byIp = new Map()));
+    let slot = byIp.get(ip);
     if (slot === undefined) {
       slot = this.add(pool, ip);
       if (slot < 0) return -1;
-      this.index.set(key, slot);
+      byIp.set(ip, slot);
     }
     const f = slot * 5;
     this.f64[f] = score;
