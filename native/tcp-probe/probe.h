@@ -70,8 +70,8 @@ int syn_add(state_t *s, uint32_t id, uint32_t daddr, uint16_t dport, int entry);
 /** Sends the queued SYNs; a SYN the raw socket cannot take goes through connect(). Returns the
  *  number of entries that failed (their errno written to the start queue). */
 int syn_send(state_t *s);
-#define SYN_STATS 7
+#define SYN_STATS 8
 /** SYN path counters for tests and the log: [first source port, replies dropped, connect
  *  fallbacks, number of source ports, replies that matched no probe in flight, RSTs sent
- *  for SYN-ACKs, RSTs the raw socket did not take]. */
+ *  for SYN-ACKs, RSTs the raw socket did not take, chunks of SYNs that waited for room]. */
 void syn_stats(state_t *s, uint32_t out[SYN_STATS]);

@@ -100,6 +100,7 @@ struct syn_s {
   _Atomic uint32_t head, tail;
   _Atomic uint32_t drops;
   uint32_t fallbacks;
+  uint32_t send_waits;  // chunks of SYNs that waited for room in the send buffer
   uint32_t unmatched;  // replies for no probe in flight: late (after a timeout or cancel) or stray
   _Atomic uint32_t rsts;       // RSTs the thread sent for SYN-ACKs
   _Atomic uint32_t rst_fails;  // RSTs the send buffer did not take
@@ -462,6 +463,7 @@ static void send_chunk(syn_t *y) {
       struct pollfd pw = {y->raw, POLLOUT, 0};
       poll(&pw, 1, SEND_WAIT_MS);
       waited = 1;
+      y->send_waits++;
       continue;
     }
     uint32_t id = y->ids[off];
@@ -692,4 +694,5 @@ void syn_stats(state_t *s, uint32_t out[SYN_STATS]) {
   out[4] = y->unmatched;
   out[5] = atomic_load_explicit(&y->rsts, memory_order_relaxed);
   out[6] = atomic_load_explicit(&y->rst_fails, memory_order_relaxed);
+  out[7] = y->send_waits;
 }

@@ -25,7 +25,8 @@
 //   synEnable()            -> 0, or -errno when the SYN path cannot open (EPERM: no CAP_NET_RAW)
 //   synStats()             -> [first source port, replies dropped, SYNs sent through connect()
 //                             instead, number of source ports, replies that matched no probe,
-//                             RSTs sent for SYN-ACKs, RSTs the raw socket did not take]
+//                             RSTs sent for SYN-ACKs, RSTs the raw socket did not take,
+//                             chunks of SYNs that waited for room in the send buffer]
 // Start queue entry, int32 words: [0] id (negative: skipped, a probe cancelled before the batch),
 // [1] port | family << 16 (4 or 6) | 1 << 20 for a SYN probe, [2..5] the address bytes as
 // address() wrote them, [6] unused, [7] out: errno when the probe could not start, else 0.

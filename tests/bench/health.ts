@@ -315,6 +315,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'storage writes (flips + first sync)': String(writes),
     'skipped ticks (probe still in flight)': String(scheduler.skipped),
     'SYN replies dropped / SYNs sent through connect()': synStats ? `${synStats[1]} / ${synStats[2]}` : '-',
+    'SYN chunks that waited for send buffer room': synStats ? String(synStats[7]) : '-',
     'SYN replies matching no probe (late)': synStats ? String(synStats[4]) : '-',
     'RSTs sent by the prober (not taken by the socket)': synStats ? `${synStats[5]} (${synStats[6]})` : '-',
     'SYN source ports': synStats ? `${synStats[3]} from ${synStats[0]}` : '-',

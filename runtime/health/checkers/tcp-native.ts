@@ -34,7 +34,7 @@ export interface TcpProbeAddon {
   /**
    * [first source port, replies dropped, SYNs sent through connect() instead, number of source
    * ports, replies that matched no probe in flight, RSTs sent for SYN-ACKs, RSTs the raw socket did
-   * not take]
+   * not take, chunks of SYNs that waited for room in the send buffer]
    */
   synStats(): number[];
 }
