@@ -21,6 +21,7 @@ typedef struct {
   int fam;          // 0 = IPv4, 1 = IPv6 (socket pool index)
   uint32_t daddr;   // SYN path: destination address and port (network order), to match replies
   uint16_t dport;
+  uint16_t sport;   // SYN path: the source port the SYN left from (network order)
 } probe_t;
 
 typedef struct syn_s syn_t;
@@ -63,10 +64,14 @@ int connect_start(state_t *s, uint32_t id, int fam, const uint8_t *addr, uint16_
 int syn_enable(state_t *s);
 /** Stops the receiver thread and closes the SYN path's sockets. */
 void syn_cleanup(state_t *s);
-/** Queues a SYN for probe `id` (IPv4); 0 or an errno. Sent by syn_send. */
+/** Queues a SYN for probe `id` (IPv4); 0 or an errno. Sent by syn_send. Consecutive probes of
+ *  one address and port leave from different source ports (syn.c, "Source ports"). */
 int syn_add(state_t *s, uint32_t id, uint32_t daddr, uint16_t dport, int entry);
 /** Sends the queued SYNs; a SYN the raw socket cannot take goes through connect(). Returns the
  *  number of entries that failed (their errno written to the start queue). */
 int syn_send(state_t *s);
-/** SYN path counters for tests and the log: [source port, replies dropped, connect fallbacks]. */
-void syn_stats(state_t *s, uint32_t out[3]);
+#define SYN_STATS 8
+/** SYN path counters for tests and the log: [first source port, replies dropped, connect
+ *  fallbacks, number of source ports, replies that matched no probe in flight, RSTs sent
+ *  for SYN-ACKs, RSTs the raw socket did not take, chunks of SYNs that waited for room]. */
+void syn_stats(state_t *s, uint32_t out[SYN_STATS]);

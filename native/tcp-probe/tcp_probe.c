@@ -23,7 +23,10 @@
 //   inflight()             -> probes in flight
 //   pooled()               -> idle sockets kept for reuse
 //   synEnable()            -> 0, or -errno when the SYN path cannot open (EPERM: no CAP_NET_RAW)
-//   synStats()             -> [source port, replies dropped, SYNs sent through connect() instead]
+//   synStats()             -> [first source port, replies dropped, SYNs sent through connect()
+//                             instead, number of source ports, replies that matched no probe,
+//                             RSTs sent for SYN-ACKs, RSTs the raw socket did not take,
+//                             chunks of SYNs that waited for room in the send buffer]
 // Start queue entry, int32 words: [0] id (negative: skipped, a probe cancelled before the batch),
 // [1] port | family << 16 (4 or 6) | 1 << 20 for a SYN probe, [2..5] the address bytes as
 // address() wrote them, [6] unused, [7] out: errno when the probe could not start, else 0.
@@ -399,11 +402,11 @@ static napi_value js_syn_enable(napi_env env, napi_callback_info info) {
 static napi_value js_syn_stats(napi_env env, napi_callback_info info) {
   (void)info;
   state_t *s = get_state(env);
-  uint32_t st[3] = {0, 0, 0};
+  uint32_t st[SYN_STATS] = {0};
   if (s && s->syn) syn_stats(s, st);
   napi_value arr, v;
-  napi_create_array_with_length(env, 3, &arr);
-  for (uint32_t i = 0; i < 3; i++) {
+  napi_create_array_with_length(env, SYN_STATS, &arr);
+  for (uint32_t i = 0; i < SYN_STATS; i++) {
     napi_create_uint32(env, st[i], &v);
     napi_set_element(env, arr, i, v);
   }

@@ -221,6 +221,11 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   let recording = false;
   const lag = new MsHistogram();
   const rtt = new MsHistogram();
+  // the addon's receive time of each answered probe (kernel timestamps for SYN probes)
+  const replyRtt = new MsHistogram();
+  // failed probes in each second of the measurement
+  const failedPerSecond: number[] = [];
+  let recordingSince = 0;
   let probes = 0;
   let failed = 0;
   const failures = new Map<string, number>();
@@ -236,6 +241,10 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
       if (!rec.result.ok) {
         failed++;
         failures.set(rec.result.detail, (failures.get(rec.result.detail) ?? 0) + 1);
+        const sec = Math.floor((rec.finishedAt - recordingSince) / 1000);
+        failedPerSecond[sec] = (failedPerSecond[sec] ?? 0) + 1;
+      } else {
+        replyRtt.add(rec.result.rttMs);
       }
       lag.add(rec.startedAt - rec.dueAt);
       rtt.add(rec.finishedAt - rec.startedAt);
@@ -246,6 +255,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   for (const t of res.added) monitor.begin(t);
   await sleep(3000); // initial spread plus two rounds
   recording = true;
+  recordingSince = Date.now();
   const c0 = process.cpuUsage();
   const k0 = await farm.cpuUs();
   const j0 = cpuJiffies(0);
@@ -281,6 +291,7 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
 
   scheduler.stop();
   await farm.stop();
+  const synStats = checkers.tcp instanceof NativeTcpChecker && checkers.tcp.syn ? checkers.tcp.prober.synStats() : undefined;
   return {
     members: String(n),
     'TCP probe path': tcpProbePath(checkers),
@@ -296,12 +307,18 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'heap used MB (after GC; per member, bytes)': gc ? `${fmt(mem.heapUsed / 1048576)} (${Math.round((mem.heapUsed - heap0) / n)})` : `${fmt(mem.heapUsed / 1048576)} (no --expose-gc)`,
     'schedule lag ms p50/p99/max': `${fmt(lag.pct(50))} / ${fmt(lag.pct(99))} / ${fmt(lag.pct(100))}`,
     'connect RTT ms p50/p99/max': `${fmt(rtt.pct(50))} / ${fmt(rtt.pct(99))} / ${fmt(rtt.pct(100))}`,
+    'reply RTT ms p50/p99/max (answered probes)': `${fmt(replyRtt.pct(50))} / ${fmt(replyRtt.pct(99))} / ${fmt(replyRtt.pct(100))}`,
+    'failed probes per second': Array.from({ length: seconds + 1 }, (_, i) => failedPerSecond[i] ?? 0).join(' '),
     'listeners closed, then reopened': String(k),
     'down detection ms p50/max (not detected)': `${fmt(pct(down.filter(Number.isFinite), 50))} / ${fmt(pct(down.filter(Number.isFinite), 100))} (${missed(down)})`,
     'up detection ms p50/max (not detected)': `${fmt(pct(up.filter(Number.isFinite), 50))} / ${fmt(pct(up.filter(Number.isFinite), 100))} (${missed(up)})`,
     'storage writes (flips + first sync)': String(writes),
     'skipped ticks (probe still in flight)': String(scheduler.skipped),
-    'SYN replies dropped / SYNs sent through connect()': checkers.tcp instanceof NativeTcpChecker && checkers.tcp.syn ? checkers.tcp.prober.synStats().slice(1).join(' / ') : '-',
+    'SYN replies dropped / SYNs sent through connect()': synStats ? `${synStats[1]} / ${synStats[2]}` : '-',
+    'SYN chunks that waited for send buffer room': synStats ? String(synStats[7]) : '-',
+    'SYN replies matching no probe (late)': synStats ? String(synStats[4]) : '-',
+    'RSTs sent by the prober (not taken by the socket)': synStats ? `${synStats[5]} (${synStats[6]})` : '-',
+    'SYN source ports': synStats ? `${synStats[3]} from ${synStats[0]}` : '-',
   };
 }
 

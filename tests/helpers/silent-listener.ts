@@ -47,3 +47,33 @@ export async function silentListener(): Promise<SilentListener> {
     throw err;
   }
 }
+
+/**
+ * A listener on 127.0.0.1 (in a python3 child) whose socket filter drops every RST: the kernel runs
+ * a listener's filter on the segments for its half-open entries too, so each entry a SYN creates
+ * stays, as on a member whose RST from the prober was lost on the way.
+ */
+export async function resetDroppingListener(): Promise<SilentListener> {
+  const child = spawn('python3', ['-c', [
+    'import ctypes, socket, struct, sys',
+    's = socket.socket(); s.bind(("127.0.0.1", 0))',
+    // classic BPF on the TCP header: ldb [13]; jset #0x04 (RST) -> drop; ret -1 (keep); ret 0 (drop)
+    'code = [(0x30, 0, 0, 13), (0x45, 1, 0, 0x04), (0x06, 0, 0, 0xffffffff), (0x06, 0, 0, 0)]',
+    'buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *c) for c in code))',
+    's.setsockopt(socket.SOL_SOCKET, 26, struct.pack("HL", len(code), ctypes.addressof(buf)))  # SO_ATTACH_FILTER',
+    's.listen(64)',
+    'print(s.getsockname()[1], flush=True)',
+    'sys.stdin.read()',
+  ].join('\n')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const close = () => { child.kill(); };
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+      child.once('exit', (code) => reject(new Error(`listener exited ${code}`)));
+    });
+    return { port, close };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}

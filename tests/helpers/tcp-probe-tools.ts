@@ -22,15 +22,22 @@ export function listen(srv: Server, host = '127.0.0.1', port = 0, backlog = 511)
 export const close = (srv: Server) => new Promise<void>((r) => srv.close(() => r()));
 
 /**
- * Starts `n` probes on 127.0.0.1 at once through the checker's batch queue, the even ones to a
- * listening port (accepted: up), the odd ones to a closed one (refused); checks that every probe
- * is reported once, with its own result, and that nothing stays in flight.
+ * Loopback address `i` of a range (127.1.0.1, 127.1.0.2, …): probes of many members at once reach
+ * one listener bound to 0.0.0.0 on different addresses, as they would different hosts (a SYN probe
+ * of one address and port at a time, docs/health.md "Half-open SYN probes").
+ */
+export const loopbackAddress = (i: number) => `127.1.${Math.floor(i / 250)}.${1 + (i % 250)}`;
+
+/**
+ * Starts `n` probes at once through the checker's batch queue, each to its own loopback address,
+ * the even ones to a listening port (accepted: up), the odd ones to a closed one (refused); checks
+ * that every probe is reported once, with its own result, and that nothing stays in flight.
  */
 export async function probeManyAtOnce(c: NativeTcpChecker, n: number): Promise<void> {
   const srv = createServer((s) => s.destroy());
-  const openPort = await listen(srv, '127.0.0.1', 0, 4096);
+  const openPort = await listen(srv, '0.0.0.0', 0, 4096);
   const spare = createServer();
-  const closedPort = await listen(spare);
+  const closedPort = await listen(spare, '0.0.0.0');
   await close(spare); // nothing listens there any more: refused
   const seen = new Map<number, CheckResult>();
   let dup = 0;
@@ -40,7 +47,7 @@ export async function probeManyAtOnce(c: NativeTcpChecker, n: number): Promise<v
       seen.set(i, { ok, rttMs, detail });
       if (seen.size === n) resolve();
     };
-    for (let i = 0; i < n; i++) c.start(target('127.0.0.1', i % 2 === 0 ? openPort : closedPort), i, finish);
+    for (let i = 0; i < n; i++) c.start(target(loopbackAddress(i), i % 2 === 0 ? openPort : closedPort), i, finish);
   });
   await new Promise((r) => setTimeout(r, 50)); // anything reported twice would show up now
   assert.equal(dup, 0);

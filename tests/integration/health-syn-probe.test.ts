@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { createCheckers, tcpProbePath } from '../../runtime/health/checkers/index.js';
 import { NativeTcpChecker, nativeSynChecker, TCP_PROBE_ENV } from '../../runtime/health/checkers/tcp-native.js';
 import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
-import { haveSilentListener, silentListener } from '../helpers/silent-listener.js';
-import { close, listen, listenIpv6OrSkip, probeManyAtOnce, target } from '../helpers/tcp-probe-tools.js';
+import { haveSilentListener, resetDroppingListener, silentListener } from '../helpers/silent-listener.js';
+import { close, listen, listenIpv6OrSkip, loopbackAddress, probeManyAtOnce, target } from '../helpers/tcp-probe-tools.js';
 import { startTestDaemon, api } from '../helpers/daemon.js';
 
 // Half-open SYN probes (docs/health.md "Half-open SYN probes"). They need CAP_NET_RAW: without it
@@ -25,12 +25,13 @@ function synOrSkip(t: { skip: (m: string) => void }): NativeTcpChecker | undefin
   return undefined;
 }
 
-/** Connections of the member's side in SYN-RECV on `port`: half-open entries a probe left behind. */
-function synRecv(port: number): number {
+/** The member's half-open entries (SYN-RECV) on `port`, as their peers' `address:port`. */
+function synRecvPeers(port: number): string[] {
   const out = spawnSync('ss', ['-Htn', 'state', 'syn-recv', `sport = :${port}`], { encoding: 'utf8' });
   assert.equal(out.status, 0, out.stderr);
-  return out.stdout.split('\n').filter((l) => l.trim()).length;
+  return out.stdout.split('\n').filter((l) => l.trim()).map((l) => l.trim().split(/\s+/).pop()!);
 }
+const synRecv = (port: number) => synRecvPeers(port).length;
 
 test('syn probe: up, refused after the listener closes, up again; the path is `syn`', async (t) => {
   const c = synOrSkip(t);
@@ -54,17 +55,51 @@ test('syn probe: up, refused after the listener closes, up again; the path is `s
   assert.equal(accepted, 0, 'a half-open probe never completes a connection');
 });
 
-test('syn probe: the member keeps no half-open entry (this host resets every SYN-ACK)', async (t) => {
+test('syn probe: the member keeps no half-open entry (the prober resets every SYN-ACK)', async (t) => {
   const c = synOrSkip(t);
   if (!c) return;
   const srv = createServer((s) => s.destroy());
-  const port = await listen(srv, '127.0.0.1', 0, 4096);
-  const rs = await Promise.all(Array.from({ length: 300 }, () => run(c, target('127.0.0.1', port))));
+  const port = await listen(srv, '0.0.0.0', 0, 4096);
+  const rsts = c.prober.synStats()[5]!;
+  const rs = await Promise.all(Array.from({ length: 300 }, (_, i) => run(c, target(loopbackAddress(i), port))));
   assert.ok(rs.every((r) => r.ok), rs.find((r) => !r.ok)?.detail);
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(synRecv(port), 0, 'no SYN-RECV entries left on the member');
-  assert.equal(c.prober.synStats()[1], 0, 'no reply dropped');
+  const stats = c.prober.synStats();
+  assert.equal(stats[1], 0, 'no reply dropped');
+  assert.ok(stats[5]! - rsts >= 300, `an RST from the prober for each SYN-ACK: ${stats[5]! - rsts}`);
+  assert.equal(stats[6], 0, 'every RST sent');
   await close(srv);
+});
+
+test('syn probe: a lost RST costs no later probe (consecutive probes of a member use different source ports)', async (t) => {
+  const c = synOrSkip(t);
+  if (!c) return;
+  if (!haveSilentListener()) {
+    t.skip('python3 not available for the listener');
+    return;
+  }
+  // Every RST to this listener is dropped, so each probe leaves its half-open entry behind. A SYN
+  // on the 4-tuple of such an entry would get a bare ACK instead of a SYN-ACK (tcp_check_req: out
+  // of window), and that probe would time out.
+  const member = await resetDroppingListener();
+  try {
+    const [first, , , ports] = c.prober.synStats() as [number, number, number, number];
+    assert.equal(ports, 16);
+    const tgt = target('127.0.0.1', member.port, 500);
+    const n = 6;
+    for (let i = 0; i < n; i++) {
+      const r = await run(c, tgt);
+      assert.deepEqual([r.ok, r.detail], [true, 'connected'], `probe ${i + 1} of ${n}`);
+    }
+    const peers = synRecvPeers(member.port);
+    assert.equal(peers.length, n, `one half-open entry per probe: ${peers.join(' ')}`);
+    const sports = new Set(peers.map((p) => Number(p.split(':').pop())));
+    assert.equal(sports.size, n, 'each probe on a 4-tuple of its own');
+    for (const p of sports) assert.ok(p >= first && p < first + ports, `source port ${p} in ${first}+${ports}`);
+  } finally {
+    member.close();
+  }
 });
 
 test('syn probe: thousands of concurrent probes are each reported once with their own result', async (t) => {

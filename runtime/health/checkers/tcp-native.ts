@@ -31,7 +31,11 @@ export interface TcpProbeAddon {
   pooled(): number;
   /** opens the SYN path: 0, or -errno (EPERM without CAP_NET_RAW) */
   synEnable(): number;
-  /** [source port, replies dropped, SYNs sent through connect() instead] */
+  /**
+   * [first source port, replies dropped, SYNs sent through connect() instead, number of source
+   * ports, replies that matched no probe in flight, RSTs sent for SYN-ACKs, RSTs the raw socket did
+   * not take, chunks of SYNs that waited for room in the send buffer]
+   */
   synStats(): number[];
 }
 
@@ -133,7 +137,7 @@ export class TcpProber {
     return this.addon.pooled();
   }
 
-  /** [source port, replies dropped, SYNs sent through connect() instead]; zeros without the SYN path. */
+  /** See {@link TcpProbeAddon.synStats}; zeros without the SYN path. */
   synStats(): number[] {
     return this.addon.synStats();
   }
