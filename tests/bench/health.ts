@@ -1,9 +1,10 @@
 /**
  * `npm run bench:health`: the health checker probing N TCP members at a 1 s interval. The members
  * are real TCP listeners on distinct 127.0.0.0/8 addresses (one port) in child processes, so the
- * CPU measured here is the checker's alone. Reports CPU % of one core, memory, probe scheduling
- * lag and connect RTT spread, and down/up detection times after closing and reopening 1 % of the
- * listeners.
+ * CPU measured here is the checker's alone. After a warm-up that lasts until the loop has caught
+ * up with the first results, reports CPU % of one core, memory, probe scheduling lag (and its
+ * longest per second) and connect RTT spread, and down/up detection times after closing and
+ * reopening 1 % of the listeners.
  *
  * Options: `--sizes 1000,10000` (members), `--seconds 10` (measured), `--tcp-probe syn|native|net`
  * (the TCP probe path: syn = half-open probes, needs CAP_NET_RAW, else native; native falls back to
