@@ -411,26 +411,35 @@ static void rst_add(syn_t *y, const reply_t *r) {
   set_msg(&y->rmsg[i], &y->riov[i], &y->rdst[i], y->rpkt[i], IP_LEN + RST_LEN, r->saddr);
 }
 
+/** sendmmsg() of `msgs` [*off, n) on `fd`, advancing *off past what was sent. A full send buffer
+ *  is waited on for room once per batch (*waited), up to `wait_ms`. Returns 0 once all are sent,
+ *  else the errno that stopped it at *off. */
+static int send_all(int fd, struct mmsghdr *msgs, uint32_t n, uint32_t *off, int wait_ms, int *waited) {
+  while (*off < n) {
+    int m = sendmmsg(fd, &msgs[*off], n - *off, 0);
+    if (m > 0) {
+      *off += (uint32_t)m;
+      continue;
+    }
+    int err = m < 0 ? errno : EIO;
+    if (err == EINTR) continue;
+    if ((err == EAGAIN || err == EWOULDBLOCK) && !*waited) {
+      struct pollfd pw = {fd, POLLOUT, 0};
+      poll(&pw, 1, wait_ms);
+      *waited = 1;
+      continue;
+    }
+    return err;
+  }
+  return 0;
+}
+
 /** Sends the thread's queued RSTs, waiting up to RST_WAIT_MS for room; the rest are counted and
  *  dropped (the member retransmits its SYN-ACK after about 1 s and gets another RST then). */
 static void rst_send(syn_t *y) {
   uint32_t off = 0;
   int waited = 0;
-  while (off < y->nrst) {
-    int m = sendmmsg(y->rawrst, &y->rmsg[off], y->nrst - off, 0);
-    if (m > 0) {
-      off += (uint32_t)m;
-      continue;
-    }
-    if (m < 0 && errno == EINTR) continue;
-    if (m < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !waited) {
-      struct pollfd pw = {y->rawrst, POLLOUT, 0};
-      poll(&pw, 1, RST_WAIT_MS);
-      waited = 1;
-      continue;
-    }
-    break;
-  }
+  send_all(y->rawrst, y->rmsg, y->nrst, &off, RST_WAIT_MS, &waited);
   atomic_fetch_add_explicit(&y->rsts, off, memory_order_relaxed);
   if (off < y->nrst) atomic_fetch_add_explicit(&y->rst_fails, y->nrst - off, memory_order_relaxed);
   y->nrst = 0;
@@ -449,23 +458,13 @@ static void send_chunk(syn_t *y) {
   uint32_t off = 0;
   int waited = 0;
   while (off < y->n) {
-    int m = sendmmsg(y->raw, &y->msg[off], y->n - off, 0);
-    if (m > 0) {
-      off += (uint32_t)m;
-      continue;
-    }
-    int err = m < 0 ? errno : EIO;
-    if (err == EINTR) continue;
-    if ((err == EAGAIN || err == EWOULDBLOCK) && !waited) {
-      // the send buffer is full of SYNs still queued on their way (a burst after a stalled loop):
-      // wait for room once, briefly, rather than turn the rest into connect()s, which cost
-      // several times more and can run the process out of descriptors
-      struct pollfd pw = {y->raw, POLLOUT, 0};
-      poll(&pw, 1, SEND_WAIT_MS);
-      waited = 1;
-      y->send_waits++;
-      continue;
-    }
+    // A full send buffer (SYNs still queued on their way: a burst after a stalled loop) is waited
+    // on for room once, briefly, rather than the rest turned into connect()s, which cost several
+    // times more and can run the process out of descriptors.
+    int had_waited = waited;
+    int err = send_all(y->raw, y->msg, y->n, &off, SEND_WAIT_MS, &waited);
+    if (waited && !had_waited) y->send_waits++;
+    if (err == 0) break;
     uint32_t id = y->ids[off];
     unqueue(s, id);
     int rc = err;
