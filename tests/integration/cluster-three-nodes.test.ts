@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startNats, stopAllNats, spawnGslbd, stopAllGslbd, call, waitFor, type GslbdNode, type NatsServer } from '../helpers/nats.js';
@@ -95,10 +95,18 @@ test('a flip on one node reaches the other nodes within 200 ms (p50/p99 measured
 
 test('a real TCP probe flip on one node reaches the others', async () => {
   const e3 = reporters[2]!;
-  const open = async (port = 0) => {
-    const srv = createServer((sock) => sock.destroy());
-    await new Promise<void>((r) => srv.listen(port, '127.0.0.1', () => r()));
-    return srv;
+  // reopening the closed port may meet it briefly held (EADDRINUSE): tried again for up to 5 s
+  const open = async (port = 0): Promise<Server> => {
+    for (let tries = 0; ; tries++) {
+      const srv = createServer((sock) => sock.destroy());
+      try {
+        await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(port, '127.0.0.1', () => resolve()); });
+        return srv;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   };
   let srv = await open();
   const port = (srv.address() as { port: number }).port;
@@ -113,11 +121,11 @@ test('a real TCP probe flip on one node reaches the others', async () => {
     await waitFor('e3 reports healthy', async () => {
       await e3.core.ports.cluster!.catchUp();
       return (await view()).entries.some((e) => e.node === 'e3' && e.healthy);
-    }, 10_000, 50);
+    }, 20_000, 50);
     await new Promise<void>((r) => srv.close(() => r()));
-    await waitFor('e3 flip to unhealthy seen on a', async () => { const v = await view(); return v.healthy === false && v.entries.some((e) => e.node === 'e3' && !e.healthy); }, 10_000, 20);
+    await waitFor('e3 flip to unhealthy seen on a', async () => { const v = await view(); return v.healthy === false && v.entries.some((e) => e.node === 'e3' && !e.healthy); }, 20_000, 20);
     srv = await open(port);
-    await waitFor('recovery seen on a', async () => (await view()).healthy === true, 10_000, 20);
+    await waitFor('recovery seen on a', async () => (await view()).healthy === true, 20_000, 20);
   } finally {
     srv.close();
   }
