@@ -9,7 +9,7 @@ import { refreshHealth, type AnswerHealth, type GeoDeps, type ServicePlan } from
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
-import { NameMatch, buildZoneIndex, lookupName, zoneIndexSteps, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
+import { NameMatch, buildZoneIndex, lookupName, zoneIndexSteps, type NameIndex, type OnUnserved, type Zone, type ZoneIndex } from './zone-index.js';
 
 /** What the answer path reads. */
 export interface AnswerDeps {
@@ -47,6 +47,11 @@ export interface AnswerDeps {
    * thread answers them. Absent: a counter of this answerer's own.
    */
   sequence?: Uint32Array;
+  /**
+   * A DNS worker's view of the main thread's index image (index-view.ts): names are looked up
+   * there, and no zone index is built from `snapshot`. Absent: the main thread's own ZoneIndex.
+   */
+  names?: NameIndex;
 }
 
 /** CHAOS class (RFC 1035 §3.2.4). */
@@ -81,6 +86,7 @@ export class Answerer {
   /** lower-case, fully qualified `dns.versionName`; '' when switched off */
   private readonly versionName: string;
   private readonly seq: Uint32Array;
+  private readonly names: NameIndex | undefined;
   /** the record type `select` answered with (A or AAAA) */
   private answerType = 0;
   /** response code of the last reply; -1 when the packet was dropped */
@@ -95,6 +101,7 @@ export class Answerer {
     this.keys = deps.tsigKeys ?? NO_KEYS;
     this.now = deps.now ?? Date.now;
     this.seq = deps.sequence ?? new Uint32Array(1);
+    this.names = deps.names;
     const v = deps.versionTxt ? deps.config.dns.versionName.toLowerCase() : '';
     this.versionName = v === '' || v.endsWith('.') ? v : `${v}.`;
     const geo = deps.geo;
@@ -235,7 +242,7 @@ export class Answerer {
       if (q.qclass === CLASS_CH && (q.qtype === TYPE.TXT || q.qtype === TYPE.ANY) && q.name === this.versionName && this.versionName !== '') return this.version(req, limit);
       return this.reply(req, RCODE.REFUSED, false, limit, 0);
     }
-    const m = lookupName(this.index(), q.name, this.match);
+    const m = lookupName(this.names ?? this.index(), q.name, this.match);
     if (m.kind === 'refused') return this.reply(req, RCODE.REFUSED, false, limit, 0);
     const zone = m.zone!;
     w.begin(req, q, RCODE.NOERROR, true);

@@ -92,7 +92,7 @@ export class DnsMetrics {
    * (in the cells, so a worker's UDP refusals are counted too).
    */
   readonly transfers: Record<TransferResult, number> = { ok: 0, refused: 0, notauth: 0, failed: 0 };
-  /** `gslbd_dns_worker_resyncs_total`: times a DNS worker thread could not build an apply and was sent every row again */
+  /** `gslbd_dns_worker_resyncs_total`: times a DNS worker thread could not take an index image and was sent the whole image again */
   resyncs = 0;
   /** the cells of worker threads (index 1…), read at scrape time */
   private readonly workers: Float64Array[] = [];
@@ -217,7 +217,7 @@ export class DnsMetrics {
       reset: () => {},
     };
     const resyncs = {
-      name: 'gslbd_dns_worker_resyncs_total', help: 'Times a DNS worker thread could not build an apply and was sent every row again', type: 'counter',
+      name: 'gslbd_dns_worker_resyncs_total', help: 'Times a DNS worker thread could not take an index image and was sent the whole image again', type: 'counter',
       get: async () => ({ name: resyncs.name, help: resyncs.help, type: 'counter', aggregator: 'sum', values: [{ labels: {}, value: this.resyncs }] }),
       reset: () => { this.resyncs = 0; },
     };

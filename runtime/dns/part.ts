@@ -12,6 +12,7 @@ import type { GeoDeps } from './service-plan.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
+import { IndexImageWriter } from './index-image.js';
 import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
 import { indexInSlices, type ZoneIndex } from './zone-index.js';
@@ -121,7 +122,7 @@ PARTS.push({
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
       config: cfg, index: () => a.index(), keys: tsigKeys, metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
     }) : undefined;
-    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, sequence: sequence.buffer as SharedArrayBuffer, workers: undefined };
+    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, sequence: sequence.buffer as SharedArrayBuffer, workers: undefined, images: new IndexImageWriter() };
     states.set(core, state);
     feedWorkers(core, state);
     core.ports.dnsSerial = () => serial.current;
@@ -131,17 +132,24 @@ PARTS.push({
     for (const src of sources) src.onLoad = () => { a.index(); };
     // After a one-turn apply (a REST write) of a large state, the next index is built in slices
     // while the previous one answers; the API's wait for a write (applySettled) includes it.
+    // Each index installed is told to the DNS workers as a change of the index image (worker-feed.ts).
     core.closers.push(core.bus.on('plan_applied', () => {
       if (a.indexCurrent()) return;
-      if (indexInSlices(core.holder.current)) state.indexBuild ??= buildIndexInSlices(a, core, () => serial.current, log).finally(() => { state.indexBuild = undefined; state.onIndexInstalled?.(); });
-      else a.index();
+      if (indexInSlices(core.holder.current)) {
+        state.indexBuild ??= buildIndexInSlices(a, core, () => serial.current, log)
+          .then(() => state.publishSliced?.(a.index(), new Slicer(10)))
+          .catch((err: unknown) => { log.error({ err }, 'dns index image failed'); })
+          .finally(() => { state.indexBuild = undefined; state.onIndexInstalled?.(); });
+      } else state.publish?.(a.index());
     }));
     // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
-    // slices, and installs it at the swap: the index() above then finds it built.
+    // slices, and its image for the workers, and installs both at the swap: the index() above then
+    // finds it built.
     core.closers.push(core.applyHooks.add({
       prepare: async (plan, next, _prev, slicer) => {
         const ix = await runSliced(a.indexSteps(next, serial.after(plan)), slicer);
-        return () => { a.adoptIndex(ix); };
+        const image = await state.stageImage?.(ix, slicer);
+        return () => { a.adoptIndex(ix); image?.(); };
       },
     }));
     const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;

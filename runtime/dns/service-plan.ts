@@ -84,21 +84,27 @@ function emptyPlanParts() {
  */
 export interface PoolParts { members: readonly MemberBase[]; mapRules: ReturnType<typeof prepareMapRules> }
 
-const NO_POOL: PoolParts = { members: [], mapRules: [] };
+/** The pool part of a service without a pool: no members. */
+export const NO_POOL_PARTS: PoolParts = { members: [], mapRules: [] };
 
 /**
  * The pool part of the plans of a pool's services: its enabled members with weight above 0, in
  * storage order, and its geo rules as map-file rules. Pure apart from the geo lookups.
  */
 export function poolParts(s: Snapshot, poolId: string | null, geo: GeoDeps): PoolParts {
-  if (!poolId) return NO_POOL;
+  if (!poolId) return NO_POOL_PARTS;
+  return poolPartsOf(childrenOf<MemberRow>(s, poolId, 'member'), childrenOf<GeoRuleRow>(s, poolId, 'georule'), geo);
+}
+
+/** `poolParts` from a pool's members (storage order) and geo rules, wherever they come from (a DNS worker reads them from the index image). */
+export function poolPartsOf(rows: readonly Pick<MemberRow, 'ipAddress' | 'enabled' | 'weight' | 'priority' | 'rumUrl'>[], rules: readonly Pick<GeoRuleRow, 'cidr' | 'endpoint'>[], geo: GeoDeps): PoolParts {
   const members: MemberBase[] = [];
-  childrenOf<MemberRow>(s, poolId, 'member').forEach((m, i) => {
+  rows.forEach((m, i) => {
     if (!m.enabled || m.weight <= 0) return;
     const b = memberBase(m.ipAddress, i, m.weight, m.priority, m.rumUrl, geo);
     if (b) members.push(b);
   });
-  return { members, mapRules: prepareMapRules(childrenOf<GeoRuleRow>(s, poolId, 'georule')) };
+  return { members, mapRules: prepareMapRules(rules) };
 }
 
 /**
@@ -107,6 +113,11 @@ export function poolParts(s: Snapshot, poolId: string | null, geo: GeoDeps): Poo
  * `poolParts` of the service's pool when the caller has it already (the services of a pool share it).
  */
 export function planService(s: Snapshot, svc: ServiceRow, geo: GeoDeps, pool: PoolParts = poolParts(s, svc.poolId, geo)): ServicePlan {
+  return servicePlanOf(svc, pool);
+}
+
+/** The plan of a service from its fields and its pool's part (`planService` without the snapshot). */
+export function servicePlanOf(svc: Pick<ServiceRow, 'id' | 'name' | 'domain' | 'poolId' | 'ttl' | 'algorithm' | 'chain' | 'whenAllUnhealthy' | 'asnRules'>, pool: PoolParts): ServicePlan {
   return {
     id: svc.id, name: svc.name, domain: svc.domain.toLowerCase(), poolId: svc.poolId, ttl: svc.ttl,
     algorithm: svc.algorithm, chain: svc.chain ?? [], whenAllUnhealthy: svc.whenAllUnhealthy ?? 'all',

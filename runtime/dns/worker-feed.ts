@@ -2,10 +2,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { performance } from 'node:perf_hooks';
 import type { Core } from '../app.js';
 import type { MmdbSource } from '../geo/mmdb-source.js';
-import type { Row } from '../model/types.js';
-import { rowsOf, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
-import { changeMutation, planMutations } from '../../controller/apply/apply.js';
-import type { Plan } from '../../controller/plan/types.js';
+import { runSliced, type Slicer } from '../slicer.js';
 import type { Answerer } from './answer.js';
 import type { DnsMetrics } from './metrics.js';
 import type { DnsServer } from './server.js';
@@ -13,7 +10,8 @@ import type { TransferHandler } from './tcp-dispatch.js';
 import { DnsWorkers } from './workers.js';
 import { healthDelta, healthTable, type RumSample } from './worker-protocol.js';
 import { HealthBoardWriter } from './health-board.js';
-import { DNS_TABLES } from './zone-index.js';
+import type { ZoneIndex } from './zone-index.js';
+import type { IndexImageWriter, SealedImage } from './index-image.js';
 import type { ZoneSerial } from './zone-serial.js';
 
 /** What the DNS part keeps per core (runtime/dns/part.ts), and what feeds its worker threads. */
@@ -30,19 +28,24 @@ export interface DnsState {
   onIndexInstalled?: () => void;
   /** RUM samples to copy to the workers (set as the RUM source's onSample) */
   rumFeed?: (key: string, ip: string, ms: number, at: number) => void;
+  /** the index image the workers read (index-image.ts) */
+  images: IndexImageWriter;
+  /** tells the workers the image of an index the main thread installed (set by feedWorkers) */
+  publish?: (ix: ZoneIndex) => void;
+  /** `publish` in slices (a large index) */
+  publishSliced?: (ix: ZoneIndex, slicer: Slicer) => Promise<void>;
+  /**
+   * Sends a large apply's image ahead (made in slices before its commit); the function returned is
+   * called at the swap and lets the workers take it. Undefined when there is nothing to send.
+   */
+  stageImage?: (ix: ZoneIndex, slicer: Slicer) => Promise<(() => void) | undefined>;
 }
 
-/** DNS mutations per message of a staged apply (about 1 MB to clone) */
-const STAGE_PART = 2000;
-const isDnsKind = (kind: string) => (DNS_TABLES as readonly string[]).includes(kind);
-const dnsMutations = (muts: RowMutation[]) => muts.filter((m) => isDnsKind(m.op === 'put' ? m.row.kind : m.kind));
-/** The rows DNS answers from (the DNS_TABLES), for a worker's first snapshot. */
-export const dnsRows = (s: Snapshot): Row[] => DNS_TABLES.flatMap((k) => [...rowsOf(s, k).values()]);
-
 /**
- * Keeps the DNS workers current (docs/dns.md "Workers"): every apply that changes a DNS row is
- * posted at once (after the serial hook, so it carries the new serial); RUM samples are coalesced
- * to one message per event-loop turn. Health verdicts are written to the shared health board once
+ * Keeps the DNS workers current (docs/dns.md "Workers"): each index the main thread installs is
+ * written to the index image and its changed shards told to the workers (`publish`; a large
+ * apply's ahead of its commit, `stageImage`); RUM samples are coalesced to one message per
+ * event-loop turn. Health verdicts are written to the shared health board once
  * per turn: those of the endpoints that changed, or the whole table after an apply (its set of
  * served endpoints changed) or a change that may touch any endpoint (cluster liveness).
  */
@@ -92,58 +95,45 @@ export function feedWorkers(core: Core, state: DnsState): void {
   core.health.onChange = scheduleHealth;
   state.onIndexInstalled = () => scheduleTable();
   core.closers.push(() => { core.health.onChange = undefined; });
-  /** the large apply staged on the workers by `prepare`, committed at its swap */
-  let staged: { plan: Plan; stage: number } | undefined;
-  core.closers.push(core.applyHooks.add({
-    // A large apply (controller/apply/apply-sliced.ts) posts its DNS mutations in parts before its
-    // transaction, one per slice; the workers build the next snapshot and zone index in slices of
-    // their own and swap at the commit, so neither thread stops answering for the whole plan.
-    // With the rows' JSON texts at hand (a plan from the offload worker), a part goes as JSON text.
-    prepare: async (plan, next, _prev, slicer, opts) => {
+  const images = state.images;
+  /** the image of a large apply sent ahead to the workers, and its stage number */
+  let staged: { sealed: SealedImage; stage: number } | undefined;
+  /** Tells the workers an image the main thread's index moved to (nothing when DNS serves the same as before). */
+  const post = (sealed: SealedImage) => {
+    images.commit(sealed);
+    staged = undefined;
+    state.workers?.image(sealed.image);
+    scheduleTable();
+  };
+  state.publish = (ix) => {
+    if (!state.workers || images.unchanged(ix)) return;
+    post(images.seal(images.diff(ix)));
+  };
+  state.publishSliced = async (ix, slicer) => {
+    if (!state.workers || images.unchanged(ix)) return;
+    const sealed = await runSliced(images.sealSteps(await runSliced(images.diffSteps(ix), slicer)), slicer);
+    // another image was committed meanwhile: this one was made against the one before it
+    if (!images.fits(sealed)) { state.publish?.(ix); return; }
+    post(sealed);
+  };
+  state.stageImage = async (ix, slicer) => {
+    const w = state.workers;
+    if (!w || images.unchanged(ix)) return undefined;
+    const sealed = await runSliced(images.sealSteps(await runSliced(images.diffSteps(ix), slicer)), slicer);
+    staged = { sealed, stage: w.stage(sealed.image) };
+    const mine = staged;
+    return () => {
+      // committed in the swap's turn: the workers take the image they already hold
+      if (staged !== mine || !images.fits(mine.sealed) || state.workers !== w) { state.publish?.(ix); return; }
+      images.commit(mine.sealed);
       staged = undefined;
-      const w = state.workers;
-      if (!w) return;
-      const stage = w.beginStage();
-      const texts = opts.rowJson;
-      let part: RowMutation[] = [];
-      let json: string[] = [];
-      let any = false;
-      const changes = plan.changes;
-      for (let i = 0; i < changes.length; i++) {
-        const c = changes[i]!;
-        if (!isDnsKind(c.kind)) continue;
-        const text = texts?.[i];
-        if (text !== undefined) json.push(`{"op":"put","row":${text}}`);
-        else if (texts) json.push(JSON.stringify(changeMutation(c)));
-        else part.push(changeMutation(c));
-        if (part.length + json.length < STAGE_PART) continue;
-        w.stagePart(stage, texts ? `[${json.join(',')}]` : part);
-        any = true;
-        part = [];
-        json = [];
-        await slicer.maybePause();
-      }
-      if (part.length + json.length > 0) { w.stagePart(stage, texts ? `[${json.join(',')}]` : part); any = true; }
-      if (!any) return;
-      w.stageEnd(stage, next.revision, state.serial.after(plan));
-      staged = { plan, stage };
-    },
-    afterSwap: (plan, next) => {
-      const w = state.workers;
-      if (!w) return;
-      // every applied revision changes the provenance the CHAOS version query answers
-      w.version(core.holder.provenance.rdata);
-      if (staged?.plan === plan) {
-        w.commit(staged.stage);
-        staged = undefined;
-        scheduleTable();
-        return;
-      }
-      const muts = dnsMutations(planMutations(plan));
-      if (muts.length === 0) return;
-      w.apply(muts, next.revision, state.serial.current);
+      w.commit(mine.stage);
       scheduleTable();
-    },
+    };
+  };
+  core.closers.push(core.applyHooks.add({
+    // every applied revision changes the provenance the CHAOS version query answers
+    afterSwap: () => { state.workers?.version(core.holder.provenance.rdata); },
   }));
   let samples: RumSample[] = [];
   const flushRum = () => { const b = samples; samples = []; state.workers?.rum(b); };
@@ -152,10 +142,11 @@ export function feedWorkers(core: Core, state: DnsState): void {
     if (samples.length === 0) setImmediate(flushRum);
     samples.push([key, ip, ms, at]);
   };
+  // the API's wait for a write: the index built in slices (after a one-turn apply of a large
+  // state) and its image taken by every worker
   core.ports.applySettled = () => {
-    const w = state.workers?.settled();
     const ix = state.indexBuild;
-    return w || ix ? Promise.all([w, ix]).then(() => undefined) : undefined;
+    return ix ? ix.then(() => state.workers?.settled()) : state.workers?.settled();
   };
   core.ports.dnsWorkerQueries = () => state.metrics.perWorker();
   core.ports.dnsAnswerTotals = () => state.metrics.answerTotals();
@@ -173,18 +164,14 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     log.warn({ workers: cfg.dns.workers }, 'dns.workers needs the batched UDP path; the main thread answers alone');
     return;
   }
-  const { answerer: a, metrics } = state;
-  /** what a worker answers from, as the main thread serves it now (at start, and for a resync) */
-  const current = () => {
-    const snap = core.holder.current;
-    return { rows: dnsRows(snap), revision: snap.revision, serial: state.serial.current };
-  };
+  const { answerer: a, metrics, images } = state;
+  images.commit(images.seal(images.diff(a.index())));
   const board = new HealthBoardWriter();
   board.replace(healthTable(a.index(), core.health));
   board.onFull = () => log.error({ endpoints: board.size }, 'dns workers: the health board is full; endpoints past it answer as healthy in the workers');
   const { workers, ready } = DnsWorkers.start({
-    count: cfg.dns.workers - 1, log, metrics, current,
-    init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, board: board.buffers, ...current() },
+    count: cfg.dns.workers - 1, log, metrics, current: () => images.full(),
+    init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, board: board.buffers, image: images.full() },
     onResync: () => { metrics.resyncs++; },
     answer: (req, src) => {
       const t0 = performance.now();

@@ -3,12 +3,11 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { parseDuration, parseMicros } from '../config/duration.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
-import type { Row } from '../model/types.js';
 import { RumStore } from '../rum/store.js';
-import { SnapshotBuilder, emptySnapshot, nextSnapshot, type RowMutation, type Snapshot } from '../snapshot/snapshot.js';
-import { Slicer, runSliced } from '../slicer.js';
-import { indexInSlices, type ZoneIndex } from './zone-index.js';
+import { emptySnapshot } from '../snapshot/snapshot.js';
 import { Answerer } from './answer.js';
+import type { IndexImage } from './index-image.js';
+import { IndexView } from './index-view.js';
 import { createDispatch } from './dispatch.js';
 import { DnsMetrics } from './metrics.js';
 import { tsigKeyring } from './tsig.js';
@@ -19,9 +18,9 @@ import type { FromWorker, LogLine, ToWorker, WorkerInit } from './worker-protoco
 
 /**
  * A DNS worker thread (docs/dns.md "Workers"): one batched UDP socket that joins the main thread's
- * SO_REUSEPORT group, answering from its own copies of the snapshot, zone index and RUM store,
- * which the main thread keeps current by message (worker-protocol.ts), and from the health board
- * the main thread writes in shared memory (health-board.ts). Counters go to
+ * SO_REUSEPORT group, answering from what the main thread writes in shared memory: the index
+ * image (index-image.ts, read through index-view.ts) and the health board (health-board.ts). Its
+ * RUM store is its own, fed by message (worker-protocol.ts). Counters go to
  * shared memory the main thread exports; log lines (the query log included) go to the main
  * thread's logger. RFC 2136 UPDATE packets are forwarded to the main thread, which owns the write
  * path. Ends when told to stop.
@@ -56,10 +55,6 @@ function workerLogger(): Logger {
 async function run(): Promise<void> {
   const cfg = init.config;
   const log = workerLogger();
-  /** a snapshot of every row, built from nothing (at start, and after a resync) */
-  const snapshotOf = (rows: Row[], revision: string) => nextSnapshot(emptySnapshot(), rows.map((row) => ({ op: 'put' as const, row })), revision, Date.now());
-  let snapshot = snapshotOf(init.rows, init.revision);
-  let serial = init.serial;
   let version = Buffer.from(init.version);
   const health = new HealthBoardReader(init.board);
   const lb = cfg.loadbalancer;
@@ -67,9 +62,13 @@ async function run(): Promise<void> {
   const asn = lb.asn.dbPath ? new MmdbSource<AsnResponse>(lb.asn.dbPath, log) : undefined;
   const sources = [city, asn].filter((s) => s !== undefined);
   const rum = new RumStore();
+  const geo = { city, asn, endpointLocations: lb.geoip.endpointLocations };
+  const names = new IndexView(cfg, geo, init.image);
+  names.onError = (err) => { log.error({ err }, 'dns worker: a shard of the index image could not be read'); };
+  // lookups read `names`; no zone index is built here, so the snapshot is never read
+  const empty = emptySnapshot();
   const a = new Answerer({
-    config: cfg, health, snapshot: () => snapshot, serial: () => serial,
-    geo: { city, asn, endpointLocations: lb.geoip.endpointLocations },
+    config: cfg, health, snapshot: () => empty, serial: () => names.serial, names, geo,
     rum, rand: Math.random, tsigKeys: tsigKeyring(cfg.dns.axfr.tsigKeys),
     versionTxt: () => version,
     sequence: new Uint32Array(init.sequence),
@@ -92,102 +91,51 @@ async function run(): Promise<void> {
       : undefined,
   });
   for (const s of sources) {
-    s.onLoad = () => { a.index(); };
+    s.onLoad = () => { names.geoChanged(); };
     await s.start();
   }
-  a.index();
   const sweep = setInterval(() => rum.sweep(), 60_000);
   sweep.unref();
-  // Changes of the served state go through one queue, in order: a staged large apply is built in
-  // slices (the socket is answered between them), and an apply posted after it waits for its swap.
-  let queue: Promise<void> = Promise.resolve();
-  const enqueue = (fn: () => void | Promise<void>) => {
-    queue = queue.then(fn).catch((err: unknown) => { log.error({ err }, 'dns worker update failed'); });
+  /** Takes an image in one step (no query sees half of it) and acknowledges `gen`; a failure asks for the whole image. */
+  const take = (image: IndexImage, gen: number) => {
+    try {
+      names.apply(image);
+    } catch (err) {
+      log.error({ err, gen }, 'dns worker: an index image could not be taken; asking for a resync');
+      post({ t: 'resync', gen });
+      return;
+    }
+    post({ t: 'ack', gen });
   };
-  const slicer = new Slicer(10);
-  let staged: { stage: number; builder: SnapshotBuilder; built?: { snapshot: Snapshot; serial: number; ix: ZoneIndex } } | undefined;
+  /** the image of a large apply, kept aside until its commit */
+  let staged: { stage: number; image: IndexImage } | undefined;
   port.on('message', (m: ToWorker) => {
     switch (m.t) {
+      case 'image':
+        staged = undefined;
+        take(m.image, m.gen);
+        break;
       case 'stage':
-        enqueue(async () => {
-          if (staged?.stage !== m.stage) staged = { stage: m.stage, builder: new SnapshotBuilder(snapshot) };
-          const b = staged.builder;
-          try {
-            const muts = typeof m.muts === 'string' ? JSON.parse(m.muts) as RowMutation[] : m.muts;
-            for (let i = 0; i < muts.length; i++) {
-              b.apply(muts[i]!);
-              if ((i & 63) === 63) await slicer.maybePause();
-            }
-          } catch (err) {
-            staged = undefined; // half a stage is no stage: its commit asks for a resync
-            throw err;
-          }
-        });
+        staged = { stage: m.stage, image: m.image };
         break;
-      case 'staged':
-        enqueue(async () => {
-          const st = staged;
-          if (st?.stage !== m.stage) return;
-          try {
-            const next = st.builder.build(m.revision, Date.now());
-            st.built = { snapshot: next, serial: m.serial, ix: await runSliced(a.indexSteps(next, m.serial), slicer) };
-          } catch (err) {
-            staged = undefined;
-            throw err;
-          }
-        });
+      case 'commit': {
+        const st = staged?.stage === m.stage ? staged : undefined;
+        staged = undefined;
+        if (!st) {
+          // never staged here: not acknowledged, the whole image is asked for instead
+          log.warn({ stage: m.stage }, 'dns worker: a committed apply was not staged here; asking for a resync');
+          post({ t: 'resync', gen: m.gen });
+          break;
+        }
+        take(st.image, m.gen);
         break;
-      case 'commit':
-        enqueue(() => {
-          const built = staged?.stage === m.stage ? staged.built : undefined;
-          staged = undefined;
-          if (!built) {
-            // the stage failed here (or never arrived): not acknowledged, every row is asked for again
-            log.warn({ stage: m.stage }, 'dns worker: a committed apply was not staged here; asking for a resync');
-            post({ t: 'resync', gen: m.gen });
-            return;
-          }
-          snapshot = built.snapshot;
-          serial = built.serial;
-          a.adoptIndex(built.ix);
-          a.index();
-          post({ t: 'ack', gen: m.gen });
-        });
-        break;
+      }
       case 'version':
         version = Buffer.from(m.version);
         break;
-      case 'apply':
-        // Built off to the side, then swapped in one assignment; the index is rebuilt before the
-        // next batch is answered, and the main thread hears that this worker serves `gen`. A
-        // staged apply not committed by now was given up by the main thread.
-        enqueue(async () => {
-          staged = undefined;
-          try {
-            const next = nextSnapshot(snapshot, m.muts, m.revision, Date.now());
-            // a large state's index is built in slices while the previous one answers (docs/dns.md "Large states")
-            const ix = indexInSlices(next) ? await runSliced(a.indexSteps(next, m.serial), slicer) : undefined;
-            snapshot = next;
-            serial = m.serial;
-            if (ix) a.adoptIndex(ix);
-            a.index();
-          } catch (err) {
-            log.error({ err, gen: m.gen }, 'dns worker: an apply could not be built; asking for a resync');
-            post({ t: 'resync', gen: m.gen });
-            return;
-          }
-          post({ t: 'ack', gen: m.gen });
-        });
-        break;
       case 'reset':
-        // every row again (after a resync): built from nothing, as at start
-        enqueue(() => {
-          staged = undefined;
-          snapshot = snapshotOf(m.rows, m.revision);
-          serial = m.serial;
-          a.index();
-          post({ t: 'ack', gen: m.gen });
-        });
+        staged = undefined;
+        take(m.image, m.gen);
         break;
       case 'board':
         health.adopt(m.board);

@@ -1,19 +1,15 @@
 import type { Config } from '../config/types.js';
 import type { HealthView } from '../health/view.js';
-import type { Row } from '../model/types.js';
-import type { RowMutation } from '../snapshot/snapshot.js';
 import type { ZoneIndex } from './zone-index.js';
+import type { IndexImage } from './index-image.js';
 import type { HealthBoardBuffers } from './health-board.js';
 
 /**
- * The messages between the main thread and the DNS worker threads (docs/dns.md "Workers"). Each
- * worker keeps its own immutable snapshot and zone index, built from what the main thread posts:
- * the rows at start, the row mutations of every apply, RUM samples. The health verdicts are shared:
- * the main thread writes them to the health board (health-board.ts) that every worker reads.
+ * The messages between the main thread and the DNS worker threads (docs/dns.md "Workers"). The
+ * workers answer from shared memory the main thread writes: the index image (index-image.ts, the
+ * zone index as shards of shared buffers, told by generation) and the health board
+ * (health-board.ts). Only RUM samples are copied to each worker.
  */
-
-/** What a worker answers from (besides the health board): the DNS rows, their revision and SOA serial. */
-export interface WorkerState { rows: Row[]; revision: string; serial: number }
 
 /** `workerData` of a DNS worker. */
 export interface WorkerInit {
@@ -24,9 +20,8 @@ export interface WorkerInit {
   sequence: SharedArrayBuffer;
   /** UDP port of the SO_REUSEPORT group to join */
   port: number;
-  rows: Row[];
-  revision: string;
-  serial: number;
+  /** the index image as it is now (every shard) */
+  image: IndexImage;
   /** the CHAOS `dns.versionName` TXT data: the provenance of the served revision */
   version: Buffer;
   /** the shared health board the worker's answers read verdicts from */
@@ -47,21 +42,18 @@ export type RumSample = [key: string, ip: string, ms: number, at: number];
 
 /** Main thread → worker. */
 export type ToWorker =
-  | { t: 'apply'; gen: number; muts: RowMutation[]; revision: string; serial: number }
+  /** an applied change of the index image: take it, then acknowledge `gen` */
+  | { t: 'image'; gen: number; image: IndexImage }
   /**
-   * A large apply, staged (docs/dns.md "Workers"): its mutations in parts (the first part of a new
-   * `stage` drops any staged apply not committed), then `staged` (revision and serial: build the
-   * next snapshot and zone index in slices), then `commit` once the main thread committed it
-   * (swap as soon as built, then acknowledge `gen`). An `apply` drops a staged one not committed.
-   * A part is the mutations, or their JSON text (made of the rows' JSON texts of a plan from the
-   * offload worker, which costs the main thread far less to post than a structured clone).
+   * A large apply's image, sent before its commit (docs/dns.md "Workers"): kept aside until
+   * `commit` names its stage (then taken and acknowledged as `gen`); an `image` or a newer `stage`
+   * drops it.
    */
-  | { t: 'stage'; stage: number; muts: RowMutation[] | string }
-  | { t: 'staged'; stage: number; revision: string; serial: number }
+  | { t: 'stage'; stage: number; image: IndexImage }
   | { t: 'commit'; stage: number; gen: number }
   | { t: 'version'; version: Buffer }
-  /** everything a worker answers from, as at start, after a `resync`: acknowledged as apply `gen` */
-  | ({ t: 'reset'; gen: number } & WorkerState)
+  /** the whole image again, after a `resync`: acknowledged as `gen` */
+  | { t: 'reset'; gen: number; image: IndexImage }
   /** the health board moved (HealthBoardWriter.onNewBoard): read this one from now on */
   | { t: 'board'; board: HealthBoardBuffers }
   | { t: 'rum'; samples: RumSample[] }
@@ -76,7 +68,7 @@ export type FromWorker =
   | { t: 'ready'; port: number }
   | { t: 'failed'; message: string; code: string | undefined }
   | { t: 'ack'; gen: number }
-  /** the worker could not build apply `gen` (or a staged apply it was told to commit): it asks for every row again */
+  /** the worker could not take image `gen` (or was told to commit a stage it does not have): it asks for the whole image */
   | { t: 'resync'; gen: number }
   | { t: 'log'; lines: LogLine[] }
   | { t: 'forward'; id: number; req: Uint8Array; src: string };

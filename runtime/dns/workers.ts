@@ -1,10 +1,10 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../worker-thread.js';
 import type { Logger } from '../log/logger.js';
-import type { RowMutation } from '../snapshot/snapshot.js';
+import type { IndexImage } from './index-image.js';
 import { DNS_METRICS_BYTES, type DnsMetrics } from './metrics.js';
 import type { HealthBoardBuffers } from './health-board.js';
-import type { FromWorker, RumSample, ToWorker, WorkerInit, WorkerState } from './worker-protocol.js';
+import type { FromWorker, RumSample, ToWorker, WorkerInit } from './worker-protocol.js';
 
 /** What the main thread gives its DNS workers. */
 export interface DnsWorkersOptions {
@@ -19,8 +19,8 @@ export interface DnsWorkersOptions {
   answer: (req: Buffer, src: string) => Buffer | null;
   /** how long an apply may wait for every worker to serve it before the wait gives up (ms) */
   settleTimeoutMs?: number;
-  /** everything a worker answers from, now (sent to a worker that asks for a resync) */
-  current: () => WorkerState;
+  /** the whole index image as it is now (sent to a worker that asks for a resync) */
+  current: () => IndexImage;
   /** told of each resync a worker asked for (counted as `gslbd_dns_worker_resyncs_total`) */
   onResync?: () => void;
 }
@@ -29,10 +29,10 @@ const newWorker = (init: WorkerInit, name: string): Worker => startWorkerThread(
 
 /**
  * The DNS worker threads of one listener (docs/dns.md "Workers"). `start` spawns them with the
- * current rows and resolves once each has joined the UDP SO_REUSEPORT group (or rejects with the
- * first one's bind error). `apply` posts an apply's row mutations to every worker and numbers it;
- * `settled()` resolves when every worker has acknowledged the newest number, i.e. serves that
- * revision (undefined when they all do already). `close` stops them and waits for every thread to
+ * current index image and resolves once each has joined the UDP SO_REUSEPORT group (or rejects
+ * with the first one's bind error). `image` posts a change of the index image to every worker and
+ * numbers it; `settled()` resolves when every worker has acknowledged the newest number, i.e.
+ * serves that revision (undefined when they all do already). `close` stops them and waits for every thread to
  * exit (terminating one that does not within 2 s).
  */
 export class DnsWorkers {
@@ -44,7 +44,7 @@ export class DnsWorkers {
 
   private constructor(private readonly o: DnsWorkersOptions) {}
 
-  /** Spawns the workers; the rows in `o.init` must be the current ones (later applies go through `apply`). */
+  /** Spawns the workers; the image in `o.init` must be the current one (later changes go through `image`). */
   static start(o: DnsWorkersOptions): { workers: DnsWorkers; ready: Promise<void> } {
     const w = new DnsWorkers(o);
     const ready: Promise<void>[] = [];
@@ -68,11 +68,11 @@ export class DnsWorkers {
           case 'failed': reject(Object.assign(new Error(m.message), { code: m.code })); break;
           case 'ack': this.acked[slot] = m.gen; this.wake(); break;
           case 'resync':
-            // The worker could not build apply m.gen: it gets every row as of now, acknowledged as
-            // the newest apply (those after m.gen that it receives before the reset are replaced).
-            o.log.warn({ worker: index, gen: m.gen }, 'dns worker asked for a resync; sending every row');
+            // The worker could not take image m.gen: it gets the whole image as of now, acknowledged
+            // as the newest (those after m.gen that it receives before the reset are replaced).
+            o.log.warn({ worker: index, gen: m.gen }, 'dns worker asked for a resync; sending the whole index image');
             o.onResync?.();
-            this.post(worker, { t: 'reset', gen: this.gen, ...o.current() });
+            this.post(worker, { t: 'reset', gen: this.gen, image: o.current() });
             break;
           case 'log':
             for (const [level, fields, msg] of m.lines) o.log[level]({ ...fields, worker: index }, msg);
@@ -105,33 +105,26 @@ export class DnsWorkers {
     for (const w of this.workers) this.post(w, m);
   }
 
-  /** Posts an apply (its row mutations, revision and SOA serial) to every worker; returns its number. */
-  apply(muts: RowMutation[], revision: string, serial: number): number {
+  /** Posts a change of the index image to every worker; returns its number. */
+  image(image: IndexImage): number {
     this.gen++;
-    this.broadcast({ t: 'apply', gen: this.gen, muts, revision, serial });
+    this.broadcast({ t: 'image', gen: this.gen, image });
     return this.gen;
   }
 
   private stages = 0;
 
   /**
-   * Stages a large apply on every worker (docs/dns.md "Workers"): returns its stage number;
-   * `stagePart` posts its mutations in parts (one message each), `stageEnd` lets the workers build
-   * the next snapshot and zone index off to the side, and `commit` (once the main thread committed
-   * the plan) numbers it like `apply` and lets them swap. A stage never committed is dropped by the
-   * next stage or apply.
+   * Sends a large apply's image ahead of its commit (docs/dns.md "Workers"): the workers keep it
+   * aside; `commit` (once the main thread committed the plan) numbers it like `image` and lets them
+   * take it. A stage never committed is dropped by the next stage or image. Returns its stage number.
    */
-  beginStage(): number {
-    return ++this.stages;
+  stage(image: IndexImage): number {
+    this.broadcast({ t: 'stage', stage: ++this.stages, image });
+    return this.stages;
   }
 
-  /** Posts one part of a staged apply's mutations (or their JSON text) to every worker. */
-  stagePart(stage: number, muts: RowMutation[] | string): void { this.broadcast({ t: 'stage', stage, muts }); }
-
-  /** Ends the parts of a staged apply: the workers build it. */
-  stageEnd(stage: number, revision: string, serial: number): void { this.broadcast({ t: 'staged', stage, revision, serial }); }
-
-  /** Lets every worker swap to a staged apply; returns its number (acknowledged as an `apply`'s). */
+  /** Lets every worker take a staged image; returns its number (acknowledged as an `image`'s). */
   commit(stage: number): number {
     this.gen++;
     this.broadcast({ t: 'commit', stage, gen: this.gen });

@@ -58,12 +58,26 @@ export interface ZoneIndex {
   unservedTxt: WeakMap<TxtRecordRow, string>;
 }
 
+/**
+ * What `lookupName` reads: a ZoneIndex, or a DNS worker's view of the shared index image
+ * (index-view.ts), which decodes what a lookup asks for on first use.
+ */
+export interface NameIndex {
+  services: { get(name: string): { plan: ServicePlan; zone: Zone } | undefined };
+  zones: { get(name: string): Zone | undefined };
+  emptyNonTerminals: { has(name: string): boolean };
+  txt: { readonly size: number; get(name: string): TxtSet | undefined };
+  main: Zone | undefined;
+  staticPlan: ServicePlan | undefined;
+}
+
 /** Told once about each service or TXT row an index leaves out (when the row first appears left out). */
 export type OnUnserved = (row: ServiceRow | TxtRecordRow, reason: string) => void;
 
 interface PlanEntry { plan: ServicePlan; members: readonly unknown[]; rules: readonly unknown[] }
 
-const fqdn = (n: string) => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+/** A name fully qualified and lower-cased, as the index keys it. */
+export const fqdn = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
 const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
 
 /**
@@ -72,7 +86,8 @@ const labelCount = (n: string) => (n === '.' ? 0 : n.split('.').length - 1);
  */
 export const DNS_TABLES = ['service', 'member', 'georule', 'txtrecord'] as const;
 
-function makeZone(name: string, cfg: Config, serial: number): Zone {
+/** A served zone's SOA and NS data (dns.soa, dns.nsNames) at SOA serial `serial`. */
+export function makeZone(name: string, cfg: Config, serial: number): Zone {
   const soaCfg = cfg.dns.soa;
   const domain = cfg.dns.domain ? fqdn(cfg.dns.domain) : name;
   const nsNames = (cfg.dns.nsNames && cfg.dns.nsNames.length > 0 ? cfg.dns.nsNames : [`ns1.${domain}`]).map(fqdn);
@@ -214,7 +229,7 @@ function indexTxt(s: Snapshot, zones: ReadonlyMap<string, Zone>, ents: Set<strin
  * `loadbalancer.endpoints` is set); an empty non-terminal (NODATA); NXDOMAIN inside a served zone;
  * REFUSED outside every served zone.
  */
-export function lookupName(ix: ZoneIndex, name: string, out: NameMatch): NameMatch {
+export function lookupName(ix: NameIndex, name: string, out: NameMatch): NameMatch {
   const svc = ix.services.get(name);
   out.plan = undefined;
   out.txt = ix.txt.size === 0 ? undefined : ix.txt.get(name);
