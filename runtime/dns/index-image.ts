@@ -1,7 +1,6 @@
 import type { GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
 import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
-import type { ServicePlan } from './service-plan.js';
-import type { TxtSet, ZoneIndex } from './zone-index.js';
+import type { ZoneIndex } from './zone-index.js';
 
 /**
  * The zone index as the DNS workers read it (docs/dns.md "Workers"): a shared, versioned,
@@ -18,8 +17,12 @@ import type { TxtSet, ZoneIndex } from './zone-index.js';
  * databases, as the main thread does, so a database reload needs no new image.
  */
 
-export const NAME_SHARDS = 1024;
-export const POOL_SHARDS = 256;
+/**
+ * Shards per image. Small shards keep a one-row write small (about 12 names a shard at 100,000
+ * services) and a worker's decoding close to what its queries touch; an empty shard costs a null.
+ */
+export const NAME_SHARDS = 8192;
+export const POOL_SHARDS = 2048;
 
 /** FNV-1a of a string's UTF-16 code units, reduced to `shards` (a power of two). */
 export function shardOf(key: string, shards: number): number {
@@ -38,11 +41,18 @@ export type ServiceFields = Pick<ServiceRow, 'id' | 'name' | 'domain' | 'poolId'
  */
 export interface NameEntry { n: string; s?: ServiceFields; z?: string; a?: 1; e?: 1; t?: [ttl: number, rdata: string[]] }
 
-/** One pool of a pool shard: its members (in storage order) and geo rules, as plans read them. */
+/** A member as plans read it. */
+export type MemberFields = Pick<MemberRow, 'ipAddress' | 'enabled' | 'weight' | 'priority' | 'rumUrl'>;
+
+/**
+ * One pool of a pool shard: its members (in storage order) and geo rules, as plans read them.
+ * Objects, not tuples: a field a row lacks stays absent (JSON would turn it into null in an array,
+ * and a plan reads the two differently).
+ */
 export interface PoolEntry {
   p: string;
-  m: [ip: string, enabled: 0 | 1, weight: number, priority: number, rumUrl: string | null][];
-  g: [cidr: string, endpoint: string][];
+  m: MemberFields[];
+  g: Pick<GeoRuleRow, 'cidr' | 'endpoint'>[];
 }
 
 /** A shard change: its number and its new buffer (null: the shard is empty now). */
@@ -54,16 +64,14 @@ export type ShardUpdate = [shard: number, buffer: SharedArrayBuffer | null];
  */
 export interface IndexImage { names: ShardUpdate[]; pools: ShardUpdate[]; serial: number; txtNames: number; full: boolean }
 
-/** Per name, what its entry was made from (identity compared: the index reuses unchanged plans and TXT sets). */
-interface NameFacts { plan: ServicePlan | undefined; zone: string | undefined; apex: boolean; ent: boolean; txt: TxtSet | undefined }
-/** Per pool, the children arrays its entry was made from (snapshots share them while unchanged). */
-interface PoolFacts { members: readonly unknown[]; rules: readonly unknown[] }
+/** Per pool: how many served services answer from it, and the children arrays its entry was made from (snapshots share them while unchanged). */
+interface PoolFacts { refs: number; members: readonly unknown[]; rules: readonly unknown[] }
 
-/** A computed, not yet committed, image: the next facts and the new texts of the touched shards. */
+/** A computed, not yet committed, image: the pools' new facts and the new texts of the touched shards. */
 export interface PendingImage {
   ix: ZoneIndex;
-  names: Map<string, NameFacts>;
-  pools: Map<string, PoolFacts>;
+  /** pools whose facts change (undefined: no longer served) */
+  pools: Map<string, PoolFacts | undefined>;
   nameShards: Map<number, Map<string, string>>;
   poolShards: Map<number, Map<string, string>>;
 }
@@ -78,6 +86,9 @@ export interface SealedImage {
   image: IndexImage;
 }
 
+/** What the first image is compared with. */
+const EMPTY_INDEX = { services: new Map(), zones: new Map(), emptyNonTerminals: new Set(), txt: new Map() } as unknown as ZoneIndex;
+
 /** Keys visited between two yields of `diffSteps`. */
 const KEYS_PER_STEP = 1024;
 
@@ -87,28 +98,32 @@ function serviceFields(r: ServiceRow): ServiceFields {
   return { id: r.id, name: r.name, domain: r.domain, poolId: r.poolId, ttl: r.ttl, algorithm: r.algorithm, chain: r.chain, whenAllUnhealthy: r.whenAllUnhealthy, asnRules: r.asnRules };
 }
 
-function nameText(ix: ZoneIndex, name: string, f: NameFacts): string {
+/** The entry of `name` in `ix`, as JSON text; undefined when the index does not hold the name. */
+function nameText(ix: ZoneIndex, name: string): string | undefined {
+  const svc = ix.services.get(name);
+  const apex = ix.zones.has(name);
+  const ent = ix.emptyNonTerminals.has(name);
+  const txt = ix.txt.get(name);
+  if (!svc && !apex && !ent && !txt) return undefined;
   const e: NameEntry = { n: name };
-  if (f.plan) {
-    const row = rowsOf<ServiceRow>(ix.snapshot, 'service').get(f.plan.id);
-    if (row) { e.s = serviceFields(row); e.z = f.zone!; }
+  if (svc) {
+    const row = rowsOf<ServiceRow>(ix.snapshot, 'service').get(svc.plan.id);
+    if (row) { e.s = serviceFields(row); e.z = svc.zone.name; }
   }
-  if (f.apex) e.a = 1;
-  if (f.ent) e.e = 1;
-  if (f.txt) e.t = [f.txt.ttl, f.txt.rdata.map(b64)];
+  if (apex) e.a = 1;
+  if (ent) e.e = 1;
+  if (txt) e.t = [txt.ttl, txt.rdata.map(b64)];
   return JSON.stringify(e);
 }
 
 function poolText(id: string, members: readonly MemberRow[], rules: readonly GeoRuleRow[]): string {
   const e: PoolEntry = {
     p: id,
-    m: members.map((m) => [m.ipAddress, m.enabled ? 1 : 0, m.weight, m.priority, m.rumUrl]),
-    g: rules.map((r) => [r.cidr, r.endpoint]),
+    m: members.map((m): MemberFields => ({ ipAddress: m.ipAddress, enabled: m.enabled, weight: m.weight, priority: m.priority, rumUrl: m.rumUrl })),
+    g: rules.map((r) => ({ cidr: r.cidr, endpoint: r.endpoint })),
   };
   return JSON.stringify(e);
 }
-
-const sameFacts = (a: NameFacts, b: NameFacts) => a.plan === b.plan && a.zone === b.zone && a.apex === b.apex && a.ent === b.ent && a.txt === b.txt;
 
 /** Writes a shard's entries (in name order, so equal contents give equal bytes) to a new shared buffer; null when empty. */
 function shardBuffer(texts: Map<string, string>): SharedArrayBuffer | null {
@@ -127,8 +142,7 @@ function shardBuffer(texts: Map<string, string>): SharedArrayBuffer | null {
  * writes; a buffer is never written again once made.
  */
 export class IndexImageWriter {
-  private facts = new Map<string, NameFacts>();
-  private poolFacts = new Map<string, PoolFacts>();
+  private readonly poolFacts = new Map<string, PoolFacts>();
   private readonly nameTexts: Map<string, string>[] = Array.from({ length: NAME_SHARDS }, () => new Map());
   private readonly poolTexts: Map<string, string>[] = Array.from({ length: POOL_SHARDS }, () => new Map());
   private readonly nameBufs: (SharedArrayBuffer | null)[] = new Array<SharedArrayBuffer | null>(NAME_SHARDS).fill(null);
@@ -151,59 +165,77 @@ export class IndexImageWriter {
   }
 
   /**
-   * The image of `ix` against the committed one, as steps (yields every KEYS_PER_STEP keys). A name
-   * whose facts are the same objects as before keeps its text; one whose facts changed gets a new
-   * text, and its shard a new buffer only when that text differs (a plan rebuilt for a member
-   * change of its pool leaves its name's shard as it was: the pool's shard changes).
+   * The image of `ix` against the committed one, as steps (yields every KEYS_PER_STEP keys). It
+   * compares the two indexes, not their rows: a name whose plan, zone, TXT set and flags are the
+   * very objects of the committed index (an index reuses the plans of unchanged services) is
+   * skipped without allocating; for the others the entry's text is made, and its shard gets a new
+   * buffer only when the text differs (a plan rebuilt for a member change of its pool leaves its
+   * name's shard as it was). The pools looked at are those of the plans that changed: a member or
+   * geo rule change rebuilds the plans of its pool's services, so their pool is among them.
    */
   *diffSteps(ix: ZoneIndex): Generator<void, PendingImage, void> {
-    const names = new Map<string, NameFacts>();
-    const at = (n: string) => {
-      let f = names.get(n);
-      if (!f) names.set(n, (f = { plan: undefined, zone: undefined, apex: false, ent: false, txt: undefined }));
-      return f;
-    };
-    const pools = new Map<string, PoolFacts>();
+    const last = this.last ?? EMPTY_INDEX;
+    const changed = new Set<string>();
+    /** served services added to (+) or taken from (-) each pool by the changed names */
+    const refs = new Map<string, number>();
+    const ref = (poolId: string | null, d: number) => { if (poolId !== null) refs.set(poolId, (refs.get(poolId) ?? 0) + d); };
     let k = 0;
-    for (const [n, { plan, zone }] of ix.services) {
+    /** names of `last` that `ix` still has: when all of them, the scan for removed ones is skipped */
+    let kept = 0;
+    for (const [n, e] of ix.services) {
       if (++k % KEYS_PER_STEP === 0) yield;
-      const f = at(n);
-      f.plan = plan;
-      f.zone = zone.name;
-      const p = plan.poolId;
-      if (p !== null && !pools.has(p)) pools.set(p, { members: childrenOf(ix.snapshot, p, 'member'), rules: childrenOf(ix.snapshot, p, 'georule') });
+      const was = last.services.get(n);
+      if (was) kept++;
+      if (was && was.plan === e.plan && was.zone.name === e.zone.name) continue;
+      changed.add(n);
+      ref(e.plan.poolId, 1);
+      if (was) ref(was.plan.poolId, -1);
     }
-    for (const n of ix.zones.keys()) at(n).apex = true;
-    for (const n of ix.emptyNonTerminals) { if (++k % KEYS_PER_STEP === 0) yield; at(n).ent = true; }
-    for (const [n, t] of ix.txt) { if (++k % KEYS_PER_STEP === 0) yield; at(n).txt = t; }
+    if (kept < last.services.size) {
+      for (const [n, e] of last.services) {
+        if (++k % KEYS_PER_STEP === 0) yield;
+        if (!ix.services.has(n)) { changed.add(n); ref(e.plan.poolId, -1); }
+      }
+    }
+    const keys = function* <K>(a: { keys(): IterableIterator<K>; has(k: K): boolean }, b: { has(k: K): boolean }) {
+      for (const n of a.keys()) { if (++k % KEYS_PER_STEP === 0) yield; if (!b.has(n)) changed.add(n as string); }
+    };
+    yield* keys(ix.zones, last.zones);
+    yield* keys(last.zones, ix.zones);
+    yield* keys(ix.emptyNonTerminals, last.emptyNonTerminals);
+    yield* keys(last.emptyNonTerminals, ix.emptyNonTerminals);
+    for (const [n, t] of ix.txt) { if (++k % KEYS_PER_STEP === 0) yield; if (last.txt.get(n) !== t) changed.add(n); }
+    yield* keys(last.txt, ix.txt);
     const nameShards = new Map<number, Map<string, string>>();
     const edit = (shards: Map<number, Map<string, string>>, texts: Map<string, string>[], key: string, n: number, text: string | undefined) => {
       const s = shardOf(key, n);
+      if (texts[s]!.get(key) === text) return;
       let m = shards.get(s);
       if (!m) shards.set(s, (m = new Map(texts[s])));
       if (text === undefined) m.delete(key); else m.set(key, text);
     };
-    for (const [n, f] of names) {
+    for (const n of changed) {
       if (++k % KEYS_PER_STEP === 0) yield;
-      const was = this.facts.get(n);
-      if (was && sameFacts(was, f)) continue;
-      const text = nameText(ix, n, f);
-      if (this.nameTexts[shardOf(n, NAME_SHARDS)]!.get(n) !== text) edit(nameShards, this.nameTexts, n, NAME_SHARDS, text);
+      edit(nameShards, this.nameTexts, n, NAME_SHARDS, nameText(ix, n));
     }
-    for (const n of this.facts.keys()) {
-      if (++k % KEYS_PER_STEP === 0) yield;
-      if (!names.has(n)) edit(nameShards, this.nameTexts, n, NAME_SHARDS, undefined);
-    }
+    // every pool of a changed plan (old or new) is in `refs`: its facts against the ones committed
+    const pools = new Map<string, PoolFacts | undefined>();
     const poolShards = new Map<number, Map<string, string>>();
-    for (const [p, f] of pools) {
+    for (const [p, d] of refs) {
       if (++k % KEYS_PER_STEP === 0) yield;
       const was = this.poolFacts.get(p);
-      if (was && was.members === f.members && was.rules === f.rules) continue;
-      const text = poolText(p, f.members as MemberRow[], f.rules as GeoRuleRow[]);
-      if (this.poolTexts[shardOf(p, POOL_SHARDS)]!.get(p) !== text) edit(poolShards, this.poolTexts, p, POOL_SHARDS, text);
+      const count = (was?.refs ?? 0) + d;
+      if (count <= 0) {
+        if (was) { pools.set(p, undefined); edit(poolShards, this.poolTexts, p, POOL_SHARDS, undefined); }
+        continue;
+      }
+      const members = childrenOf<MemberRow>(ix.snapshot, p, 'member');
+      const rules = childrenOf<GeoRuleRow>(ix.snapshot, p, 'georule');
+      pools.set(p, { refs: count, members, rules });
+      if (was && was.members === members && was.rules === rules) continue;
+      edit(poolShards, this.poolTexts, p, POOL_SHARDS, poolText(p, members, rules));
     }
-    for (const p of this.poolFacts.keys()) if (!pools.has(p)) edit(poolShards, this.poolTexts, p, POOL_SHARDS, undefined);
-    return { ix, names, pools, nameShards, poolShards };
+    return { ix, pools, nameShards, poolShards };
   }
 
   /** `sealSteps` all at once. */
@@ -242,8 +274,7 @@ export class IndexImageWriter {
     for (const [s, m, b] of sealed.names) { this.nameTexts[s] = m; this.nameBufs[s] = b; }
     for (const [s, m, b] of sealed.pools) { this.poolTexts[s] = m; this.poolBufs[s] = b; }
     const p = sealed.pending;
-    this.facts = p.names;
-    this.poolFacts = p.pools;
+    for (const [id, f] of p.pools) { if (f) this.poolFacts.set(id, f); else this.poolFacts.delete(id); }
     this.serial = p.ix.serial;
     this.txtNames = p.ix.txt.size;
     this.last = p.ix;

@@ -17,9 +17,9 @@ class NameCell {
   readonly apex: boolean;
   readonly ent: boolean;
   readonly txtRaw: [number, string[]] | undefined;
-  constructor(e: NameEntry) {
+  constructor(e: NameEntry, zoneName: string | undefined) {
     this.svc = e.s;
-    this.zoneName = e.z;
+    this.zoneName = zoneName;
     this.apex = e.a === 1;
     this.ent = e.e === 1;
     this.txtRaw = e.t;
@@ -53,6 +53,7 @@ export class IndexView implements NameIndex {
   private readonly cells = new Map<string, NameCell>();
   private readonly poolCells = new Map<string, PoolCell>();
   private readonly zoneCache = new Map<string, Zone>();
+  private readonly zoneNames = new Map<string, string>();
   private zoneGen = 0;
   private txtNames = 0;
   private readonly mainName: string | undefined;
@@ -114,6 +115,7 @@ export class IndexView implements NameIndex {
 
   private dropDecoded(): void {
     this.cells.clear();
+    this.zoneNames.clear();
     this.nameDecoded.fill(undefined);
     for (const p of this.poolCells.values()) p.stale = true;
     this.poolCells.clear();
@@ -155,12 +157,20 @@ export class IndexView implements NameIndex {
       const s = shardOf(n, NAME_SHARDS);
       if (this.nameDecoded[s] === undefined) {
         const names: string[] = [];
-        for (const e of this.decode<NameEntry>(this.nameBufs[s])) { this.cells.set(e.n, new NameCell(e)); names.push(e.n); }
+        for (const e of this.decode<NameEntry>(this.nameBufs[s])) { this.cells.set(e.n, new NameCell(e, this.zoneName(e.z))); names.push(e.n); }
         this.nameDecoded[s] = names;
         c = this.cells.get(n);
       }
     }
     return c;
+  }
+
+  /** One string per zone name, whichever shard it was read from (many names share a zone). */
+  private zoneName(z: string | undefined): string | undefined {
+    if (z === undefined) return undefined;
+    let k = this.zoneNames.get(z);
+    if (k === undefined) this.zoneNames.set(z, (k = z));
+    return k;
   }
 
   private poolCell(id: string): PoolCell {
@@ -188,9 +198,7 @@ export class IndexView implements NameIndex {
     if (c === undefined || c.svc === undefined) return undefined;
     if (c.plan === undefined || c.pool!.stale) {
       const pool = c.svc.poolId === null ? NO_POOL_CELL : this.poolCell(c.svc.poolId);
-      pool.parts ??= pool.entry
-        ? poolPartsOf(pool.entry.m.map(([ipAddress, enabled, weight, priority, rumUrl]) => ({ ipAddress, enabled: enabled === 1, weight, priority, rumUrl })), pool.entry.g.map(([cidr, endpoint]) => ({ cidr, endpoint })), this.geo)
-        : NO_POOL_PARTS;
+      pool.parts ??= pool.entry ? poolPartsOf(pool.entry.m, pool.entry.g, this.geo) : NO_POOL_PARTS;
       c.plan = servicePlanOf(c.svc, pool.parts);
       c.pool = pool;
     }

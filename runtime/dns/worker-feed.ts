@@ -112,8 +112,10 @@ export function feedWorkers(core: Core, state: DnsState): void {
   state.publishSliced = async (ix, slicer) => {
     if (!state.workers || images.unchanged(ix)) return;
     const sealed = await runSliced(images.sealSteps(await runSliced(images.diffSteps(ix), slicer)), slicer);
-    // another image was committed meanwhile: this one was made against the one before it
-    if (!images.fits(sealed)) { state.publish?.(ix); return; }
+    // another index was installed, or another image committed, meanwhile: the current index is
+    // written at once instead (never an older one over a newer)
+    const current = state.answerer.index();
+    if (current !== ix || !images.fits(sealed)) { state.publish?.(current); return; }
     post(sealed);
   };
   state.stageImage = async (ix, slicer) => {

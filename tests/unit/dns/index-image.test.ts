@@ -28,6 +28,8 @@ function state(): Snapshot {
     pool('p1'), pool('p2'), pool('empty'),
     member('m1', 'p1', '192.0.2.1'), member('m2', 'p1', '2001:db8::2', { weight: 5, priority: 2 }), member('m3', 'p1', '192.0.2.3', { enabled: false }),
     member('m4', 'p1', '192.0.2.4', { weight: 0 }), member('m5', 'p2', '198.51.100.5', { rumUrl: 'https://198.51.100.5/r' }),
+    // a row without the fields it may lack (weight, priority, rumUrl): absent is not null to a plan
+    { kind: 'member', id: 'm6', poolId: 'p2', ipAddress: '198.51.100.6', port: 80, enabled: true, ...meta } as unknown as MemberRow,
     georule('g1', 'p1', '10.0.0.0/8', '192.0.2.1'), georule('g2', 'p1', '10.1.0.0/16', '2001:db8::2'),
     service('s1', 'www.example.test.', 'p1', { algorithm: 'map-file', chain: ['latency'], ttl: 30 }),
     service('s2', 'a.b.c.example.test.', 'p2', { whenAllUnhealthy: 'servfail' }),
