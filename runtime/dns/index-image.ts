@@ -1,6 +1,7 @@
 import type { GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
 import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
-import type { ZoneIndex } from './zone-index.js';
+import type { ServicePlan } from './service-plan.js';
+import type { Zone, ZoneIndex } from './zone-index.js';
 
 /**
  * The zone index as the DNS workers read it (docs/dns.md "Workers"): a shared, versioned,
@@ -70,6 +71,8 @@ interface PoolFacts { refs: number; members: readonly unknown[]; rules: readonly
 /** A computed, not yet committed, image: the pools' new facts and the new texts of the touched shards. */
 export interface PendingImage {
   ix: ZoneIndex;
+  /** service names compared (all of them unless the index's delta applied) */
+  compared: number;
   /** pools whose facts change (undefined: no longer served) */
   pools: Map<string, PoolFacts | undefined>;
   nameShards: Map<number, Map<string, string>>;
@@ -87,7 +90,7 @@ export interface SealedImage {
 }
 
 /** What the first image is compared with. */
-const EMPTY_INDEX = { services: new Map(), zones: new Map(), emptyNonTerminals: new Set(), txt: new Map() } as unknown as ZoneIndex;
+const EMPTY_INDEX = { services: new Map(), zones: new Map(), emptyNonTerminals: new Set(), txt: new Map(), uniqueNames: true, build: -1 } as unknown as ZoneIndex;
 
 /** Keys visited between two yields of `diffSteps`. */
 const KEYS_PER_STEP = 1024;
@@ -180,16 +183,26 @@ export class IndexImageWriter {
     const refs = new Map<string, number>();
     const ref = (poolId: string | null, d: number) => { if (poolId !== null) refs.set(poolId, (refs.get(poolId) ?? 0) + d); };
     let k = 0;
+    // With the index's own account of what it rebuilt against the committed one (ZoneIndex.delta),
+    // only those services are compared; else every name of both.
+    const d = ix.delta;
+    const fast = d !== undefined && this.last !== undefined && d.from === this.last.build && ix.uniqueNames && this.last.uniqueNames;
     /** names of `last` that `ix` still has: when all of them, the scan for removed ones is skipped */
-    let kept = 0;
-    for (const [n, e] of ix.services) {
-      if (++k % KEYS_PER_STEP === 0) yield;
+    let kept = fast ? d.reused : 0;
+    let compared = 0;
+    const service = (n: string, e: { plan: ServicePlan; zone: Zone }) => {
+      compared++;
       const was = last.services.get(n);
       if (was) kept++;
-      if (was && was.plan === e.plan && was.zone.name === e.zone.name) continue;
+      if (was && was.plan === e.plan && was.zone.name === e.zone.name) return;
       changed.add(n);
       ref(e.plan.poolId, 1);
       if (was) ref(was.plan.poolId, -1);
+    };
+    if (fast) {
+      for (const n of d.changed) { if (++k % KEYS_PER_STEP === 0) yield; service(n, ix.services.get(n)!); }
+    } else {
+      for (const [n, e] of ix.services) { if (++k % KEYS_PER_STEP === 0) yield; service(n, e); }
     }
     if (kept < last.services.size) {
       for (const [n, e] of last.services) {
@@ -200,12 +213,21 @@ export class IndexImageWriter {
     const keys = function* <K>(a: { keys(): IterableIterator<K>; has(k: K): boolean }, b: { has(k: K): boolean }) {
       for (const n of a.keys()) { if (++k % KEYS_PER_STEP === 0) yield; if (!b.has(n)) changed.add(n as string); }
     };
-    yield* keys(ix.zones, last.zones);
-    yield* keys(last.zones, ix.zones);
-    yield* keys(ix.emptyNonTerminals, last.emptyNonTerminals);
-    yield* keys(last.emptyNonTerminals, ix.emptyNonTerminals);
+    if (!fast) {
+      yield* keys(ix.zones, last.zones);
+      yield* keys(last.zones, ix.zones);
+      yield* keys(ix.emptyNonTerminals, last.emptyNonTerminals);
+      yield* keys(last.emptyNonTerminals, ix.emptyNonTerminals);
+    }
     for (const [n, t] of ix.txt) { if (++k % KEYS_PER_STEP === 0) yield; if (last.txt.get(n) !== t) changed.add(n); }
     yield* keys(last.txt, ix.txt);
+    if (fast) {
+      // zone apexes are service names (or dns.domain), and empty non-terminals the names between a
+      // service or TXT name and its apex: only those of the changed names can have changed
+      for (const n of [...changed]) {
+        for (let i = n.indexOf('.'); i >= 0 && i < n.length - 1; i = n.indexOf('.', i + 1)) changed.add(n.slice(i + 1));
+      }
+    }
     const nameShards = new Map<number, Map<string, string>>();
     const edit = (shards: Map<number, Map<string, string>>, texts: Map<string, string>[], key: string, n: number, text: string | undefined) => {
       const s = shardOf(key, n);
@@ -235,7 +257,7 @@ export class IndexImageWriter {
       if (was && was.members === members && was.rules === rules) continue;
       edit(poolShards, this.poolTexts, p, POOL_SHARDS, poolText(p, members, rules));
     }
-    return { ix, pools, nameShards, poolShards };
+    return { ix, compared, pools, nameShards, poolShards };
   }
 
   /** `sealSteps` all at once. */

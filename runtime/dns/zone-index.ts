@@ -52,6 +52,21 @@ export interface ZoneIndex {
   plans: WeakMap<ServiceRow, PlanEntry>;
   /** service rows left out because their name is not theirs to serve, with why (runtime/tenancy/names.ts) */
   unserved: WeakMap<ServiceRow, string>;
+  /**
+   * How this index differs from the one it was built against (build number `from`; a number, so
+   * indexes do not keep their predecessors alive), when it reused that one's plans: the names of
+   * services whose plan was made afresh, and how many kept their plan (each at the same name).
+   * Undefined after a geo reload or without a previous index. Read by the DNS workers' image
+   * writer (index-image.ts), so a one-row write is not compared name by name.
+   */
+  delta: { from: number; changed: string[]; reused: number } | undefined;
+  /**
+   * This index's build number, unique in the process; an index that keeps its predecessor's maps
+   * (a plan that touched no DNS table) keeps its number too, since it serves the same.
+   */
+  build: number;
+  /** true when no two served services share a name (the delta's counts then hold) */
+  uniqueNames: boolean;
   /** served TXT record sets by lower-cased FQDN (runtime/txt) */
   txt: Map<string, TxtSet>;
   /** TXT rows left out (name not theirs, or outside every served zone), with why */
@@ -126,6 +141,9 @@ export const SLICED_INDEX_MIN_SERVICES = 2000;
 /** True when the index of `s` is built in slices after a one-turn apply. */
 export const indexInSlices = (s: Snapshot): boolean => rowsOf(s, 'service').size >= SLICED_INDEX_MIN_SERVICES;
 
+/** Build numbers of zone indexes (ZoneIndex.build). */
+let builds = 0;
+
 /** Services indexed between two yields of `zoneIndexSteps`. */
 const SERVICES_PER_STEP = 256;
 
@@ -154,6 +172,10 @@ export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGener
   // the services of a pool share its part of the plan (members' record data, geo rules)
   const pools = new Map<string, { members: readonly unknown[]; rules: readonly unknown[]; parts: PoolParts }>();
   let n = 0;
+  /** served services, those whose plan was reused, and the names of the others */
+  let served = 0;
+  let reused = 0;
+  const changed: string[] = [];
   for (const svc of rowsOf<ServiceRow>(s, 'service').values()) {
     if (++n % SERVICES_PER_STEP === 0) yield;
     const why = unservedReason(names, svc);
@@ -175,17 +197,20 @@ export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGener
     const members = svc.poolId ? childrenOf(s, svc.poolId, 'member') : [];
     const rules = svc.poolId ? childrenOf(s, svc.poolId, 'georule') : [];
     let entry = reuse?.get(svc);
+    served++;
     if (!entry || entry.members !== members || entry.rules !== rules) {
       let pool = svc.poolId ? pools.get(svc.poolId) : undefined;
       if (svc.poolId && (!pool || pool.members !== members || pool.rules !== rules)) pools.set(svc.poolId, (pool = { members, rules, parts: poolParts(s, svc.poolId, geo) }));
       entry = { plan: planService(s, svc, geo, pool?.parts), members, rules };
-    }
+      changed.push(domain);
+    } else reused++;
     plans.set(svc, entry);
     services.set(domain, { plan: entry.plan, zone });
   }
   const { txt, unservedTxt } = indexTxt(s, zones, emptyNonTerminals, names, prev, onUnserved);
   const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
-  return { snapshot: s, geoGeneration, serial, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt };
+  const delta = prev && reuse ? { from: prev.build, changed, reused } : undefined;
+  return { snapshot: s, geoGeneration, serial, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt, delta, uniqueNames: served === services.size, build: ++builds };
 }
 
 /** The served zone `name` falls in (the longest), or undefined. */

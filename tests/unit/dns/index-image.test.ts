@@ -44,7 +44,7 @@ function state(): Snapshot {
 
 /** The names a comparison asks about: every kind lookupName can return. */
 const QUERIES = [
-  'www.example.test.', 'a.b.c.example.test.', 'b.c.example.test.', 'c.example.test.', 'www.other.test.', 'nopool.example.test.',
+  'x.y.deep.example.test.', 'y.deep.example.test.', 'deep.example.test.', 'www.example.test.', 'a.b.c.example.test.', 'b.c.example.test.', 'c.example.test.', 'www.other.test.', 'nopool.example.test.',
   'hollow.example.test.', 'example.test.', 'deep.txt.example.test.', 'txt.example.test.', '_acme.www.other.test.', 'x.www.other.test.',
   'zz.example.test.', 'other.test.', 'example.org.', '.', 'new.example.test.', 'gone.example.test.',
 ];
@@ -81,37 +81,45 @@ test('a view of the image answers every kind of name as the zone index does (wit
   }
 });
 
-test('a write touches only the shards of what it changed, and a view that takes the change answers as a fresh index', () => {
-  const s1 = state();
-  const ix1 = buildZoneIndex(s1, cfg, geo, 0, 7);
-  const w = new IndexImageWriter();
-  publish(w, ix1);
-  const view = new IndexView(cfg, geo, w.full());
-  assertSame(ix1, view, 'first');
-  const steps: { what: string; muts: RowMutation[]; names: number; pools: number; serial?: number }[] = [
-    { what: 'a member added to p1', muts: puts([member('m9', 'p1', '192.0.2.9')]), names: 0, pools: 1 },
-    { what: "s2's TTL", muts: puts([service('s2', 'a.b.c.example.test.', 'p2', { whenAllUnhealthy: 'servfail', ttl: 99 })]), names: 1, pools: 0 },
-    { what: 'a service added', muts: puts([service('s6', 'new.example.test.', 'p2')]), names: 1, pools: 0 },
-    { what: 'a TXT set changed', muts: puts([txt('t2', 'deep.txt.example.test.', ['bye'])]), names: 1, pools: 0 },
-    { what: 'a geo rule removed', muts: [{ op: 'delete', kind: 'georule', id: 'g2' }], names: 0, pools: 1 },
-    { what: 'the only service of p2 moved to p1, one deleted', muts: [...puts([service('s6', 'new.example.test.', 'p1')]), { op: 'delete', kind: 'service', id: 's5' }], names: -1, pools: -1 },
-    { what: 'only the serial', muts: [], names: 0, pools: 0, serial: 8 },
-  ];
-  let s = s1;
-  let ix = ix1;
-  for (const st of steps) {
-    s = nextSnapshot(s, st.muts, 'r', 2);
-    const next = buildZoneIndex(s, cfg, geo, 0, st.serial ?? 7, ix);
-    const image = publish(w, next);
-    if (st.names >= 0) assert.equal(image.names.length, st.names, `${st.what}: name shards written`);
-    if (st.pools >= 0) assert.equal(image.pools.length, st.pools, `${st.what}: pool shards written`);
-    view.apply(image);
-    assertSame(next, view, st.what);
-    assertSame(next, new IndexView(cfg, geo, w.full()), `${st.what} (a fresh view of the full image)`);
-    ix = next;
-  }
-  assert.equal(view.main!.soa.readUInt32BE(view.main!.soa.length - 20), 8, 'the serial reached the zones');
-});
+for (const how of ['with the index\'s own delta', 'compared name by name'] as const) {
+  test(`a write touches only the shards of what it changed, and a view that takes the change answers as a fresh index (${how})`, () => {
+    const s1 = state();
+    const ix1 = buildZoneIndex(s1, cfg, geo, 0, 7);
+    const w = new IndexImageWriter();
+    publish(w, ix1);
+    const view = new IndexView(cfg, geo, w.full());
+    assertSame(ix1, view, 'first');
+    const steps: { what: string; muts: RowMutation[]; names: number; pools: number; serial?: number }[] = [
+      { what: 'a member added to p1', muts: puts([member('m9', 'p1', '192.0.2.9')]), names: 0, pools: 1 },
+      { what: "s2's TTL", muts: puts([service('s2', 'a.b.c.example.test.', 'p2', { whenAllUnhealthy: 'servfail', ttl: 99 })]), names: 1, pools: 0 },
+      { what: 'a service added', muts: puts([service('s6', 'new.example.test.', 'p2')]), names: 1, pools: 0 },
+      { what: 'a TXT set changed', muts: puts([txt('t2', 'deep.txt.example.test.', ['bye'])]), names: 1, pools: 0 },
+      { what: 'a geo rule removed', muts: [{ op: 'delete', kind: 'georule', id: 'g2' }], names: 0, pools: 1 },
+      { what: 'the only service of p2 moved to p1, one deleted', muts: [...puts([service('s6', 'new.example.test.', 'p1')]), { op: 'delete', kind: 'service', id: 's5' }], names: -1, pools: -1 },
+      { what: 'a deep service (new empty non-terminals)', muts: puts([service('s7', 'x.y.deep.example.test.', 'p1')]), names: -1, pools: 0 },
+      { what: 'the deep service deleted (they go)', muts: [{ op: 'delete', kind: 'service', id: 's7' }], names: -1, pools: 0 },
+      { what: 'a zone of its own deleted (its TXT set is no longer served)', muts: [{ op: 'delete', kind: 'service', id: 's3' }], names: -1, pools: 0 },
+      { what: 'only the serial', muts: [], names: 0, pools: 0, serial: 8 },
+    ];
+    let s = s1;
+    let ix = ix1;
+    for (const st of steps) {
+      s = nextSnapshot(s, st.muts, 'r', 2);
+      const next = buildZoneIndex(s, cfg, geo, 0, st.serial ?? 7, how === 'compared name by name' ? undefined : ix);
+      assert.equal(next.delta !== undefined, how !== 'compared name by name');
+      const image = publish(w, next);
+      if (st.names >= 0) assert.equal(image.names.length, st.names, `${st.what}: name shards written`);
+      if (st.pools >= 0) assert.equal(image.pools.length, st.pools, `${st.what}: pool shards written`);
+      view.apply(image);
+      assertSame(next, view, st.what);
+      assertSame(next, new IndexView(cfg, geo, w.full()), `${st.what} (a fresh view of the full image)`);
+      ix = next;
+    }
+    assert.equal(lookupName(view, '_acme.www.other.test.', new NameMatch()).kind, 'refused', 'the zone went with its service');
+    assert.equal(view.emptyNonTerminals.has('deep.example.test.'), false);
+    assert.equal(view.main!.soa.readUInt32BE(view.main!.soa.length - 20), 8, 'the serial reached the zones');
+  });
+}
 
 test('an index that serves the same (a plan that touched no DNS table) is no change; a rebuilt plan with the same text writes nothing', () => {
   const s1 = state();
@@ -119,7 +127,13 @@ test('an index that serves the same (a plan that touched no DNS table) is no cha
   const w = new IndexImageWriter();
   publish(w, ix1);
   const s2 = nextSnapshot(s1, puts([{ kind: 'user', id: 'u1', ...meta } as Row]), 'r2', 2);
-  assert.equal(w.unchanged(buildZoneIndex(s2, cfg, geo, 0, 7, ix1)), true);
+  const ix2 = buildZoneIndex(s2, cfg, geo, 0, 7, ix1);
+  assert.equal(w.unchanged(ix2), true);
+  // the next DNS write, built on that index, is still compared through its delta: one name, not all
+  const s3 = nextSnapshot(s2, puts([service('s4', 'nopool.example.test.', null, { ttl: 5 })]), 'r3', 3);
+  const p3 = w.diff(buildZoneIndex(s3, cfg, geo, 0, 8, ix2));
+  assert.equal(p3.compared, 1);
+  assert.equal(p3.nameShards.size, 1);
   // a geo reload rebuilds every plan on the main thread; the image (what plans are made of) is unchanged
   const reloaded = buildZoneIndex(s1, cfg, geo, 1, 7, ix1);
   assert.equal(w.unchanged(reloaded), false);
