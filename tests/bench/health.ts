@@ -21,6 +21,12 @@
  * checker on CPU 0, the members on CPU 1: tests/bench/health-netns.ts), so the member side's kernel
  * work is no longer billed to the checker as it is on loopback. Adds CPU 0's whole busy time and
  * its softirq share to the report.
+ *
+ * `--dns-qps N`: gslbd's DNS server runs on the checker's thread, as in the daemon, answering a
+ * service over four of the probed members from the live health view (tests/bench/health-dns.ts);
+ * dnsperf sends N queries a second to it for the measured seconds once before the checks start
+ * and again during the measurement (pinned to CPU 1 with --netns), and both runs' losses and
+ * latencies are reported.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
@@ -41,6 +47,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { registerHealthMetrics, type HealthMetrics } from '../../runtime/health/metrics.js';
 import { cpuJiffies, createMemberNetns, pinSelf, type MemberNetns } from './health-netns.js';
+import { perfText, startBenchDns, steadyDnsperf } from './health-dns.js';
 
 /** Member i's address (tests/bench/health-farm.py computes the same); another with --netns. */
 let ipOf = (i: number) => `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
@@ -71,6 +78,8 @@ async function runListeners(from: number, to: number, port0: number): Promise<vo
   const send = (m: Reply) => process.send!(m);
   // A failure is left as an unhandled rejection on purpose: it ends this child and so the bench.
   process.on('message', (m: Command) => void onMessage(m));
+  // a bench that ended without stopping its farm (an error) does not leave the listeners behind
+  process.on('disconnect', () => process.exit(0));
   async function onMessage(m: Command): Promise<void> {
     const a = Math.max(m.from ?? 0, from) - from;
     const b = Math.min(m.to ?? 0, to) - from;
@@ -194,7 +203,7 @@ function pct(xs: number[], p: number): number {
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, farmKind: FarmKind): Promise<Record<string, string>> {
+async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, farmKind: FarmKind, dnsQps: number): Promise<Record<string, string>> {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const heap0 = getHeapStatistics().used_heap_size;
@@ -259,6 +268,11 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     },
   });
   metrics = registerHealthMetrics(new Registry(), view, scheduler);
+  // --dns-qps: the DNS server on this thread, measured under dnsperf before the checks start and
+  // during the measured seconds (dnsperf on CPU 1 with --netns, where the checker is on CPU 0)
+  const dns = dnsQps > 0 ? await startBenchDns(view, 'bench', [0, 1, 2, 3].map((i) => ipOf(i))) : undefined;
+  const perfCpu = netns ? 1 : undefined;
+  const dnsBefore = dns ? await steadyDnsperf(dns.port, dnsQps, seconds, perfCpu) : undefined;
   const res = scheduler.sync(targets);
   for (const t of res.added) monitor.begin(t);
   // Warm-up: the initial spread plus two rounds, then until the loop has caught up with the first
@@ -280,8 +294,11 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
   let rssMax = 0;
   // (reading RSS opens /proc/self/stat: under EMFILE the sample is skipped)
   const rss = () => { try { return process.memoryUsage.rss(); } catch { return 0; } };
+  const dnsDuring = dns ? steadyDnsperf(dns.port, dnsQps, seconds, perfCpu) : undefined;
   for (let s = 0; s < seconds; s++) { await sleep(1000); rssMax = Math.max(rssMax, rss()); }
   const wall = performance.now() - t0;
+  const during = await dnsDuring;
+  await dns?.close();
   const c1 = process.cpuUsage(c0);
   const j1 = cpuJiffies(0);
   const k1 = await farm.cpuUs();
@@ -338,6 +355,8 @@ async function benchSize(n: number, seconds: number, tcpProbe: TcpProbePath, far
     'SYN replies matching no probe (late)': synStats ? String(synStats[4]) : '-',
     'RSTs sent by the prober (not taken by the socket)': synStats ? `${synStats[5]} (${synStats[6]})` : '-',
     'SYN source ports': synStats ? `${synStats[3]} from ${synStats[0]}` : '-',
+    [`DNS at ${dnsQps} q/s before the checks`]: dnsBefore ? perfText(dnsBefore) : '-',
+    [`DNS at ${dnsQps} q/s during the measured seconds`]: during ? perfText(during) : '-',
   };
 }
 
@@ -350,6 +369,7 @@ async function main(): Promise<void> {
   const seconds = Number(arg('--seconds', '10'));
   const tcpProbe = arg('--tcp-probe', 'native') as TcpProbePath;
   const farm = arg('--farm', 'node') as FarmKind;
+  const dnsQps = Number(arg('--dns-qps', '0'));
   if (argv.includes('--netns')) {
     if (farm !== 'defer') throw new Error('--netns needs --farm defer');
     netns = createMemberNetns();
@@ -359,7 +379,7 @@ async function main(): Promise<void> {
   console.log(`health bench: TCP members on ${netns ? `10.64.0.0/14 in network namespace ${netns.name} (checker on CPU 0, members on CPU 1)` : '127.0.0.0/8'}, interval 1 s, timeout 500 ms, ${seconds} s measured, farm ${farm}; node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}`);
   const rows: Record<string, string>[] = [];
   for (const n of sizes) {
-    const r = await benchSize(n, seconds, tcpProbe, farm);
+    const r = await benchSize(n, seconds, tcpProbe, farm, dnsQps);
     rows.push(r);
     console.log(JSON.stringify(r));
   }
