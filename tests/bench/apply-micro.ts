@@ -3,8 +3,8 @@
  * services of the bench:gitops repo (160,000 rows), one after the other in this one thread, each
  * timed in CPU over BENCH_ROUNDS rounds (default 3; min and median): what the offload worker does
  * (plan, plan id, encoding the changes for the handover) and what the main thread does (decoding
- * them, the next snapshot, the DNS workers' staged parts, the zone index, the rows in SQLite).
- * BENCH_ONLY (a comma list of `planId`, `wire`, `stage`, `index`, `rows`) keeps only those of the
+ * them, the next snapshot, the zone index, the DNS workers' index image, the rows in SQLite).
+ * BENCH_ONLY (a comma list of `planId`, `wire`, `index`, `image`, `rows`) keeps only those of the
  * optional steps. The desired rows (YAML load and validation, ~20 s) are cached in BENCH_CACHE
  * (default the temp folder's gslbd-apply-micro-<n>.v8).
  */
@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { serialize, deserialize } from 'node:v8';
-import { MessageChannel } from 'node:worker_threads';
 import { repoFiles } from './gitops-repo.js';
 import { loadManifests } from '../../controller/load/manifest.js';
 import { validateManifests } from '../../controller/validate/validate.js';
@@ -25,6 +24,7 @@ import type { Change, DesiredRow } from '../../controller/plan/types.js';
 import { decodeChanges, encodeChanges, type WireChunk } from '../../controller/offload/plan-wire.js';
 import { SnapshotBuilder, emptySnapshot, getRow, type Snapshot } from '../../runtime/snapshot/snapshot.js';
 import { buildZoneIndex } from '../../runtime/dns/zone-index.js';
+import { IndexImageWriter } from '../../runtime/dns/index-image.js';
 import { openDatabase } from '../../runtime/store/db.js';
 import { ResourceStore } from '../../runtime/store/resources.js';
 import { changeMutation } from '../../controller/apply/apply.js';
@@ -77,32 +77,13 @@ try {
       });
     }
     const next: Snapshot = timed('snapshot', () => { const b = new SnapshotBuilder(empty); for (const c of changes) b.apply(changeMutation(c)); return b.build('x', Date.now()); });
-    if (on('stage')) {
-      const ch = new MessageChannel();
-      timed('stage (postMessage)', () => {
-        let part = [];
-        for (const c of changes) {
-          if (c.kind !== 'service' && c.kind !== 'member' && c.kind !== 'georule') continue;
-          part.push(changeMutation(c));
-          if (part.length >= 2000) { ch.port1.postMessage(part); part = []; }
-        }
-        ch.port1.postMessage(part);
-      });
-      // as runtime/dns/worker-feed.ts posts them when the rows' JSON texts came with the plan
-      if (rowJson.length) {
-        timed('stage (JSON parts)', () => {
-          let part: string[] = [];
-          changes.forEach((c, i) => {
-            if (c.kind !== 'service' && c.kind !== 'member' && c.kind !== 'georule') return;
-            part.push(`{"op":"put","row":${rowJson[i]!}}`);
-            if (part.length >= 2000) { ch.port1.postMessage(`[${part.join(',')}]`); part = []; }
-          });
-          ch.port1.postMessage(`[${part.join(',')}]`);
-        });
-      }
-      ch.port1.close();
+    const ix = on('index') ? timed('zone index', () => buildZoneIndex(next, cfg, geo, 0, 1)) : undefined;
+    // the DNS workers' index image of the import: what the main thread writes for them (compare + seal)
+    if (on('image')) {
+      const index = ix ?? buildZoneIndex(next, cfg, geo, 0, 1);
+      const w = new IndexImageWriter();
+      timed('index image', () => w.seal(w.diff(index)));
     }
-    if (on('index')) timed('zone index', () => buildZoneIndex(next, cfg, geo, 0, 1));
     if (on('rows')) {
       const db = openDatabase(join(dir, `r${round}.db`));
       const store = new ResourceStore(db);
