@@ -237,6 +237,9 @@ test('a bad revision breaches on the canary node: b and c never serve it, a retu
     assert.equal(again.body.reason, 'CanaryFailed');
     assert.equal(await commitOf(a), good);
   } finally {
+    // the abort can come within half a second: b and c are watched until they gave at least 10
+    // answered samples (at most 15 s more; they must never serve the bad revision, then or after)
+    for (const t0 = Date.now(); samples < 10 && Date.now() - t0 < 15_000;) await new Promise((r) => setTimeout(r, 50));
     watching = false;
     await watcher;
   }
