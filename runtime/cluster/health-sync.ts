@@ -6,6 +6,7 @@ import type { ClusterMetrics } from './metrics.js';
 import { healthKey, parseHealthKey, type ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
 import { subscribePeers } from './peer-subscription.js';
+import { bounded } from './bounded.js';
 import type { PeerHealth } from './peer-health.js';
 
 /** A health flip on `svc.health.<cluster>` (gslb-api.md §6 `health_update` fields). */
@@ -18,7 +19,8 @@ export interface HealthFlipMsg {
  * `svc.health.<cluster>` and written to KV `SVC_HEALTH` (`<cluster>.<node>.<pool>.<ip>`); peers'
  * flips are merged into `PeerHealth` and re-emitted as `health_update` on the local feed with
  * their `node`. `catchUp` (every 30 s, and at each connection) makes KV match this node's local
- * view and memory match KV for the peers. Returns `{catchUp, stop}`.
+ * view and memory match KV for the peers; a run is given up after max(10 s, the interval). Returns
+ * `{catchUp, stop}`.
  */
 export function startHealthSync(deps: {
   core: Core; link: NatsLink; names: ClusterNames; peers: PeerHealth; metrics: ClusterMetrics; catchUpMs: number;
@@ -63,7 +65,12 @@ export function startHealthSync(deps: {
   });
 
   let running: Promise<void> | undefined;
-  const catchUp = (): Promise<void> => (running ??= runCatchUp().finally(() => { running = undefined; }));
+  // One run is bounded: a KV call that never answers (a lost reply, a keys listing that does not
+  // end) must not hold back every later catch-up, and with them the repair of this node's view.
+  const limitMs = Math.max(10_000, deps.catchUpMs);
+  const catchUp = (): Promise<void> => (running ??= bounded(runCatchUp(), limitMs, () => {
+    core.log.warn({ limitMs }, 'health catch-up did not finish in time; the next one starts afresh');
+  }).finally(() => { running = undefined; }));
   const runCatchUp = async () => {
     if (!link.up || !kv) return;
     const bucket = kv;

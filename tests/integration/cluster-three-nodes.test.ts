@@ -121,7 +121,10 @@ test('a real TCP probe flip on one node reaches the others', async () => {
     await waitFor('e3 reports healthy', async () => {
       await e3.core.ports.cluster!.catchUp();
       return (await view()).entries.some((e) => e.node === 'e3' && e.healthy);
-    }, 20_000, 50);
+    }, 20_000, 50).catch(async (err: Error) => {
+      // what each side knew, for a failure that cannot be reproduced at will
+      throw new Error(`${err.message}; e3 itself: ${JSON.stringify(e3.core.health.get(pool, '127.0.0.1'))}; a: ${JSON.stringify(await view())}`);
+    });
     await new Promise<void>((r) => srv.close(() => r()));
     await waitFor('e3 flip to unhealthy seen on a', async () => { const v = await view(); return v.healthy === false && v.entries.some((e) => e.node === 'e3' && !e.healthy); }, 20_000, 20);
     srv = await open(port);
