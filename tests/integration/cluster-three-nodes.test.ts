@@ -113,7 +113,7 @@ test('a real TCP probe flip on one node reaches the others', async () => {
   try {
     const pool = (await api(e3.url, 'POST', '/api/v1/pools', { name: 'probed' })).body.id as string;
     assert.equal((await api(e3.url, 'POST', `/api/v1/pools/${pool}/members`, { ipAddress: '127.0.0.1', port })).status, 201);
-    const hc = await api(e3.url, 'PUT', `/api/v1/pools/${pool}/healthcheck`, { type: 'tcp', port, intervalMs: 200, timeoutMs: 200 });
+    const hc = await api(e3.url, 'PUT', `/api/v1/pools/${pool}/healthcheck`, { type: 'tcp', port, intervalMs: 500, timeoutMs: 1000 });
     assert.ok(hc.status < 300, JSON.stringify(hc.body));
     const view = async () => (await get(a, `/api/v1/cluster/health?poolId=${pool}&ipAddress=127.0.0.1`)).body as { healthy: boolean; entries: { node: string; healthy: boolean }[] };
     // the first probe is no flip (a new target starts optimistically healthy), so its entry reaches
@@ -121,7 +121,7 @@ test('a real TCP probe flip on one node reaches the others', async () => {
     await waitFor('e3 reports healthy', async () => {
       await e3.core.ports.cluster!.catchUp();
       return (await view()).entries.some((e) => e.node === 'e3' && e.healthy);
-    }, 20_000, 50).catch(async (err: Error) => {
+    }, 30_000, 50).catch(async (err: Error) => {
       // what each side knew, for a failure that cannot be reproduced at will
       throw new Error(`${err.message}; e3 itself: ${JSON.stringify(e3.core.health.get(pool, '127.0.0.1'))}; a: ${JSON.stringify(await view())}`);
     });
