@@ -1,5 +1,6 @@
 import type { GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
 import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
+import { runAtOnce } from '../slicer.js';
 import type { ServicePlan } from './service-plan.js';
 import type { Zone, ZoneIndex } from './zone-index.js';
 
@@ -163,8 +164,7 @@ export class IndexImageWriter {
 
   /** `diffSteps` all at once. */
   diff(ix: ZoneIndex): PendingImage {
-    const steps = this.diffSteps(ix);
-    for (;;) { const r = steps.next(); if (r.done) return r.value; }
+    return runAtOnce(this.diffSteps(ix));
   }
 
   /**
@@ -262,8 +262,12 @@ export class IndexImageWriter {
 
   /** `sealSteps` all at once. */
   seal(p: PendingImage): SealedImage {
-    const steps = this.sealSteps(p);
-    for (;;) { const r = steps.next(); if (r.done) return r.value; }
+    return runAtOnce(this.sealSteps(p));
+  }
+
+  /** The sealed image of `ix` against the committed one: `diffSteps` then `sealSteps`, as steps. */
+  *imageSteps(ix: ZoneIndex): Generator<void, SealedImage, void> {
+    return yield* this.sealSteps(yield* this.diffSteps(ix));
   }
 
   /**

@@ -2,7 +2,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { performance } from 'node:perf_hooks';
 import type { Core } from '../app.js';
 import type { MmdbSource } from '../geo/mmdb-source.js';
-import { runSliced, type Slicer } from '../slicer.js';
+import { runAtOnce, runSliced, type Slicer } from '../slicer.js';
 import type { Answerer } from './answer.js';
 import type { DnsMetrics } from './metrics.js';
 import type { DnsServer } from './server.js';
@@ -99,19 +99,19 @@ export function feedWorkers(core: Core, state: DnsState): void {
   /** the image of a large apply sent ahead to the workers, and its stage number */
   let staged: { sealed: SealedImage; stage: number } | undefined;
   /** Tells the workers an image the main thread's index moved to (nothing when DNS serves the same as before). */
-  const post = (sealed: SealedImage) => {
+  const post = (sealed: SealedImage, tell: () => void = () => { state.workers?.image(sealed.image); }) => {
     images.commit(sealed);
     staged = undefined;
-    state.workers?.image(sealed.image);
+    tell();
     scheduleTable();
   };
   state.publish = (ix) => {
     if (!state.workers || images.unchanged(ix)) return;
-    post(images.seal(images.diff(ix)));
+    post(runAtOnce(images.imageSteps(ix)));
   };
   state.publishSliced = async (ix, slicer) => {
     if (!state.workers || images.unchanged(ix)) return;
-    const sealed = await runSliced(images.sealSteps(await runSliced(images.diffSteps(ix), slicer)), slicer);
+    const sealed = await runSliced(images.imageSteps(ix), slicer);
     // another index was installed, or another image committed, meanwhile: the current index is
     // written at once instead (never an older one over a newer)
     const current = state.answerer.index();
@@ -121,16 +121,13 @@ export function feedWorkers(core: Core, state: DnsState): void {
   state.stageImage = async (ix, slicer) => {
     const w = state.workers;
     if (!w || images.unchanged(ix)) return undefined;
-    const sealed = await runSliced(images.sealSteps(await runSliced(images.diffSteps(ix), slicer)), slicer);
+    const sealed = await runSliced(images.imageSteps(ix), slicer);
     staged = { sealed, stage: w.stage(sealed.image) };
     const mine = staged;
     return () => {
       // committed in the swap's turn: the workers take the image they already hold
       if (staged !== mine || !images.fits(mine.sealed) || state.workers !== w) { state.publish?.(ix); return; }
-      images.commit(mine.sealed);
-      staged = undefined;
-      w.commit(mine.stage);
-      scheduleTable();
+      post(mine.sealed, () => { w.commit(mine.stage); });
     };
   };
   core.closers.push(core.applyHooks.add({
@@ -167,7 +164,7 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     return;
   }
   const { answerer: a, metrics, images } = state;
-  images.commit(images.seal(images.diff(a.index())));
+  images.commit(runAtOnce(images.imageSteps(a.index())));
   const board = new HealthBoardWriter();
   board.replace(healthTable(a.index(), core.health));
   board.onFull = () => log.error({ endpoints: board.size }, 'dns workers: the health board is full; endpoints past it answer as healthy in the workers');
