@@ -3,7 +3,8 @@
 // given as arguments) and runs them with Node's built-in test runner, TypeScript loaded by tsx.
 // `npm test` typechecks first (package.json), so a type error fails fast.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function collect(dir, out) {
@@ -32,13 +33,28 @@ for (const f of files) {
   const timeout = m ? Number(m[1]) : DEFAULT_TIMEOUT;
   groups.set(timeout, [...(groups.get(timeout) ?? []), f]);
 }
+// Each pass also writes its report to a file. The failures of every pass are printed again at the
+// very end, so the last lines of a long run say what failed and why, whichever pass it was in.
+const reports = mkdtempSync(join(tmpdir(), 'gslbd-tests-'));
 let status = 0;
+const failures = [];
 for (const [timeout, group] of [...groups].sort((a, b) => a[0] - b[0])) {
+  const report = join(reports, `${timeout}.txt`);
   const res = spawnSync(process.execPath, [
-    '--import', 'tsx', '--test', '--test-reporter=spec',
+    '--import', 'tsx', '--test',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=spec', `--test-reporter-destination=${report}`,
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
     `--test-timeout=${timeout}`, ...group,
   ], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
-  if (res.status !== 0) status = res.status ?? 1;
+  if (res.status !== 0) {
+    status = res.status ?? 1;
+    let text = '';
+    try { text = readFileSync(report, 'utf8'); } catch { /* the pass died before it wrote a report */ }
+    const at = text.lastIndexOf('failing tests:');
+    failures.push(at >= 0 ? text.slice(at + 'failing tests:'.length).trim() : `the pass with --test-timeout=${timeout} ended with status ${res.status ?? res.signal} and reported no failing test`);
+  }
 }
+rmSync(reports, { recursive: true, force: true });
+if (failures.length) console.log(`\n✖ failing tests on Node ${process.version}, every pass:\n\n${failures.join('\n\n')}`);
 process.exit(status);
