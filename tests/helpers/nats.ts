@@ -189,7 +189,23 @@ export async function stopAllGslbd(): Promise<void> {
   }
 }
 
-/** Polls `fn` every `everyMs` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
+/**
+ * The last warnings and errors each gslbd this process spawned has logged (pino levels 40 and up),
+ * a few per node and each cut short: what a timed-out wait adds to its message, so a failure on a
+ * loaded CI machine says what the nodes saw.
+ */
+export function nodeLogDigest(perNode = 6): string {
+  const out: string[] = [];
+  for (const n of nodes) {
+    let lines: string[];
+    try { lines = readFileSync(join(n.dir, 'gslbd.log'), 'utf8').split('\n'); } catch { continue; }
+    const loud = lines.filter((l) => { try { return (JSON.parse(l) as { level?: number }).level! >= 40; } catch { return false; } });
+    if (loud.length) out.push(`${n.id}:`, ...loud.slice(-perNode).map((l) => `  ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`));
+  }
+  return out.length ? `\nwarnings and errors the nodes logged last:\n${out.join('\n')}` : '';
+}
+
+/** Polls `fn` every `everyMs` until it returns a truthy value or `timeoutMs` passes (then throws with `what` and nodeLogDigest()). */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
@@ -197,7 +213,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     try { const v = await fn(); if (v) return v; } catch (err) { last = err; }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}${nodeLogDigest()}`);
 }
 
 /** GET/POST JSON against a node. */
