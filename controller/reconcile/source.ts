@@ -2,6 +2,7 @@ import type { Reconciler, ReconcileRequest } from '../reconcile.js';
 import { waiting, type ReconcileError } from '../errors.js';
 import { fetchHead, tagsStamp } from '../source/git-source.js';
 import { pinnedOutError } from '../rollback/report.js';
+import { holdsNow } from '../../runtime/cluster/lease.js';
 
 /** What the source step found: the branch head, and the refusal that still stands for it. */
 export interface Fetched {
@@ -22,8 +23,7 @@ export interface Fetched {
  * fetch throws (transient FetchFailed).
  */
 export async function sourceStep(r: Reconciler, req: ReconcileRequest): Promise<Fetched> {
-  const leader = r.core.ports.gitLeader;
-  if (leader && !leader.holds()) {
+  if (!(await holdsNow(r.core.ports.gitLeader))) {
     r.rollback.follow();
     throw waiting('NotLeader', 'another node holds the git lease; its applied revisions arrive through the config stream');
   }

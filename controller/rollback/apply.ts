@@ -1,4 +1,5 @@
 import type { Reconciler } from '../reconcile.js';
+import { holdsNow } from '../../runtime/cluster/lease.js';
 import { GslbError } from '../../runtime/errors.js';
 import { ReconcileError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
@@ -39,8 +40,7 @@ export async function rollbackStep(r: Reconciler, trace: Trace): Promise<RolledB
   const guard = r.rollback;
   const p: PendingRollback | null = guard.state.pending;
   if (!p) return undefined;
-  const leader = r.core.ports.gitLeader;
-  if (leader && !leader.holds()) { guard.drop(p, 'another node holds the git lease'); return undefined; }
+  if (!(await holdsNow(r.core.ports.gitLeader))) { guard.drop(p, 'another node holds the git lease'); return undefined; }
   if (r.store.lastApplied() !== p.from) { guard.drop(p, `${p.from.slice(0, 12)} is no longer the applied revision`); return undefined; }
   trace.sha = p.to;
   trace.log = trace.log.child({ revision: p.to, rollbackFrom: p.from });

@@ -69,12 +69,18 @@ const leader = async () => {
   for (const n of [b, a, c]) if ((await get(n, '/api/v1/cluster')).gitLeader.holds) return n;
   return undefined;
 };
-const reconcile = async () => {
+/**
+ * A reconcile on the node holding the git lease. The lease can move between the look-up and the
+ * call (a loaded runner may hold a renewal back past the lease time): an answer of NotLeader is
+ * asked again of the node that holds it then, for at most 10 s.
+ */
+const reconcile = async () => waitFor('a reconcile on the git leader', async () => {
   const n = await waitFor('a git leader', leader, 10_000, 50);
   const r = await call(n.url, 'POST', '/api/v1/gitops/reconcile', {}, H);
   assert.equal(r.status, 200, JSON.stringify(r.body));
+  if (r.body.reason === 'NotLeader') throw new Error(`${n.id} answered NotLeader`);
   return { leaderNode: n, body: r.body };
-};
+}, 10_000, 100);
 
 const pool = (member: string, healthCheck = '') => `apiVersion: gslb/v1
 kind: Pool
