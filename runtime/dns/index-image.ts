@@ -162,11 +162,6 @@ export class IndexImageWriter {
     return l !== undefined && l.services === ix.services && l.zones === ix.zones && l.txt === ix.txt && l.emptyNonTerminals === ix.emptyNonTerminals && l.serial === ix.serial;
   }
 
-  /** `diffSteps` all at once. */
-  diff(ix: ZoneIndex): PendingImage {
-    return runAtOnce(this.diffSteps(ix));
-  }
-
   /**
    * The image of `ix` against the committed one, as steps (yields every KEYS_PER_STEP keys). It
    * compares the two indexes, not their rows: a name whose plan, zone, TXT set and flags are the
@@ -260,14 +255,14 @@ export class IndexImageWriter {
     return { ix, compared, pools, nameShards, poolShards };
   }
 
-  /** `sealSteps` all at once. */
-  seal(p: PendingImage): SealedImage {
-    return runAtOnce(this.sealSteps(p));
-  }
-
   /** The sealed image of `ix` against the committed one: `diffSteps` then `sealSteps`, as steps. */
   *imageSteps(ix: ZoneIndex): Generator<void, SealedImage, void> {
     return yield* this.sealSteps(yield* this.diffSteps(ix));
+  }
+
+  /** `imageSteps` all at once. */
+  image(ix: ZoneIndex): SealedImage {
+    return runAtOnce(this.imageSteps(ix));
   }
 
   /**

@@ -2,7 +2,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { performance } from 'node:perf_hooks';
 import type { Core } from '../app.js';
 import type { MmdbSource } from '../geo/mmdb-source.js';
-import { runAtOnce, runSliced, type Slicer } from '../slicer.js';
+import { runSliced, type Slicer } from '../slicer.js';
 import type { Answerer } from './answer.js';
 import type { DnsMetrics } from './metrics.js';
 import type { DnsServer } from './server.js';
@@ -105,28 +105,28 @@ export function feedWorkers(core: Core, state: DnsState): void {
     tell();
     scheduleTable();
   };
-  state.publish = (ix) => {
-    if (!state.workers || images.unchanged(ix)) return;
-    post(runAtOnce(images.imageSteps(ix)));
-  };
+  /** true when there are workers and `ix` serves something other than the committed image */
+  const wanted = (ix: ZoneIndex) => state.workers !== undefined && !images.unchanged(ix);
+  const publish = (ix: ZoneIndex) => { if (wanted(ix)) post(images.image(ix)); };
+  state.publish = publish;
   state.publishSliced = async (ix, slicer) => {
-    if (!state.workers || images.unchanged(ix)) return;
+    if (!wanted(ix)) return;
     const sealed = await runSliced(images.imageSteps(ix), slicer);
     // another index was installed, or another image committed, meanwhile: the current index is
     // written at once instead (never an older one over a newer)
     const current = state.answerer.index();
-    if (current !== ix || !images.fits(sealed)) { state.publish?.(current); return; }
+    if (current !== ix || !images.fits(sealed)) { publish(current); return; }
     post(sealed);
   };
   state.stageImage = async (ix, slicer) => {
     const w = state.workers;
-    if (!w || images.unchanged(ix)) return undefined;
+    if (!w || !wanted(ix)) return undefined;
     const sealed = await runSliced(images.imageSteps(ix), slicer);
     staged = { sealed, stage: w.stage(sealed.image) };
     const mine = staged;
     return () => {
       // committed in the swap's turn: the workers take the image they already hold
-      if (staged !== mine || !images.fits(mine.sealed) || state.workers !== w) { state.publish?.(ix); return; }
+      if (staged !== mine || !images.fits(mine.sealed) || state.workers !== w) { publish(ix); return; }
       post(mine.sealed, () => { w.commit(mine.stage); });
     };
   };
@@ -164,7 +164,7 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     return;
   }
   const { answerer: a, metrics, images } = state;
-  images.commit(runAtOnce(images.imageSteps(a.index())));
+  images.commit(images.image(a.index()));
   const board = new HealthBoardWriter();
   board.replace(healthTable(a.index(), core.health));
   board.onFull = () => log.error({ endpoints: board.size }, 'dns workers: the health board is full; endpoints past it answer as healthy in the workers');

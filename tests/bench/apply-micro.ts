@@ -82,7 +82,7 @@ try {
     if (on('image')) {
       const index = ix ?? buildZoneIndex(next, cfg, geo, 0, 1);
       const w = new IndexImageWriter();
-      timed('index image', () => w.seal(w.diff(index)));
+      timed('index image', () => w.image(index));
     }
     if (on('rows')) {
       const db = openDatabase(join(dir, `r${round}.db`));

@@ -67,7 +67,7 @@ function assertSame(ix: ZoneIndex, view: IndexView, what: string): void {
 }
 
 const publish = (w: IndexImageWriter, ix: ZoneIndex): IndexImage => {
-  const sealed = w.seal(w.diff(ix));
+  const sealed = w.image(ix);
   w.commit(sealed);
   return sealed.image;
 };
@@ -131,7 +131,7 @@ test('an index that serves the same (a plan that touched no DNS table) is no cha
   assert.equal(w.unchanged(ix2), true);
   // the next DNS write, built on that index, is still compared through its delta: one name, not all
   const s3 = nextSnapshot(s2, puts([service('s4', 'nopool.example.test.', null, { ttl: 5 })]), 'r3', 3);
-  const p3 = w.diff(buildZoneIndex(s3, cfg, geo, 0, 8, ix2));
+  const p3 = w.image(buildZoneIndex(s3, cfg, geo, 0, 8, ix2)).pending;
   assert.equal(p3.compared, 1);
   assert.equal(p3.nameShards.size, 1);
   // a geo reload rebuilds every plan on the main thread; the image (what plans are made of) is unchanged
