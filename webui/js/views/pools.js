@@ -128,7 +128,8 @@ export function poolsView({ perms, say }) {
   /**
    * Builds every pool's section in slices of about 12 ms, yielding between them, so the first
    * screen shows at once and the page keeps answering input (and health updates) while the rest
-   * is added. Marks: `gslb:pools-first` (first slice painted) and `gslb:pools-render` (all of it).
+   * is added. Marks: `gslb:pools-first` (first slice painted; its detail.pools says how many pools
+   * it held) and `gslb:pools-render` (all of it).
    */
   let building = 0;
   function renderAll() {
@@ -155,7 +156,10 @@ export function poolsView({ perms, say }) {
       while (i < pools.length && performance.now() < until) frag.append(poolSection(pools[i++]));
       list.append(frag);
       applyFilter();
-      if (first) afterPaint(() => performance.measure('gslb:pools-first', 'gslb:pools:start'));
+      if (first) {
+        const shown = sections.size;
+        afterPaint(() => performance.measure('gslb:pools-first', { start: 'gslb:pools:start', detail: { pools: shown } }));
+      }
       if (i < pools.length) { later(slice); return; }
       afterPaint(() => {
         if (gen !== building) return;

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { planChanges } from '../../controller/plan/plan.js';
+import type { DesiredRow } from '../../controller/plan/types.js';
+import { rowsOf } from '../../runtime/snapshot/snapshot.js';
+import type { PoolRow } from '../../runtime/model/types.js';
+import type { TestDaemon } from './daemon.js';
+
+// The dashboard in headless Chromium against an in-process daemon, shared by the browser test
+// (tests/integration/ui-dashboard.test.ts) and its benchmark (tests/bench/ui.ts): sign-in through
+// the real page, many pools written in one plan, and health flips sent the way the checker sends
+// them.
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export interface SignedIn { ctx: BrowserContext; page: Page; errors: string[] }
+
+/** A new browser context signed in through the real sign-in page, on the overview with the feed open. */
+export async function signIn(browser: Browser, url: string, who: { email: string; password: string }): Promise<SignedIn> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  const page = await ctx.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400 && r.url() !== `${url}/api/v1/auth/login`) errors.push(`${r.status()} ${r.url()}`); });
+  // an unauthenticated visit to the dashboard is sent to the sign-in page
+  await page.goto(`${url}/ui/`);
+  assert.match(page.url(), /\/ui\/login\?next=%2Fui%2F$/);
+  await page.getByLabel('E-mail').first().fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${url}/ui/`, { timeout: 10_000 });
+  await page.locator('#live[data-state="open"]').waitFor({ timeout: 10_000 });
+  return { ctx, page, errors };
+}
+
+/** Member `m` (0-based) of bulk pool `p`: 10.<p/256>.<p%256>.<m+1>. */
+export const bulkIp = (p: number, m: number): string => `10.${p >> 8}.${p & 255}.${m + 1}`;
+
+/** Writes `pools` pools named bulk-NNNN of `members` members each in one plan; returns their ids, in order. */
+export function loadBulkPools(d: TestDaemon, pools: number, members: number): string[] {
+  const desired: DesiredRow[] = [];
+  for (let p = 0; p < pools; p++) {
+    desired.push({ kind: 'pool', key: `bulk-${p}`, fields: { name: `bulk-${String(p).padStart(4, '0')}` } });
+    for (let m = 0; m < members; m++) {
+      const ip = bulkIp(p, m);
+      desired.push({ kind: 'member', key: `bulk-${p}/${ip}:80`, fields: { ipAddress: ip, port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null }, refs: [{ field: 'poolId', kind: 'pool', key: `bulk-${p}` }] });
+    }
+  }
+  d.core.apply(planChanges({ desired, actual: d.core.holder.current, revision: 'bulk', newId: () => d.core.newId(), tenantId: 'default', origin: 'api' }));
+  const byName = new Map([...rowsOf<PoolRow>(d.core.holder.current, 'pool').values()].map((p) => [p.name, p.id]));
+  const ids = Array.from({ length: pools }, (_, p) => byName.get(`bulk-${String(p).padStart(4, '0')}`));
+  assert.ok(ids.every(Boolean), 'every bulk pool was written');
+  return ids as string[];
+}
+
+export interface Flip { poolId: string; ip: string; healthy: boolean }
+
+/**
+ * `n` health flips of members chosen at random, each the opposite of the member's last state
+ * (kept in `last`), set in the health view and sent on the feed as the checker does.
+ */
+export function sendFlips(d: TestDaemon, poolIds: string[], members: number, last: Map<string, boolean>, n: number): Flip[] {
+  const batch: Flip[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = Math.floor(Math.random() * poolIds.length);
+    const poolId = poolIds[p]!;
+    const ip = bulkIp(p, Math.floor(Math.random() * members));
+    const key = `${poolId}\n${ip}`;
+    const healthy = !(last.get(key) ?? true);
+    last.set(key, healthy);
+    batch.push({ poolId, ip, healthy });
+    const e = { healthy, score: healthy ? 1 : 0, lastChecked: Date.now(), rttMs: 2, node: 'test-node' };
+    d.core.health.set(poolId, ip, e);
+    d.core.bus.emit('ws_message', { type: 'health_update', payload: { poolId, ipAddress: ip, healthy, score: e.score, timestamp: e.lastChecked, rttMs: 2, node: 'test-node' } });
+  }
+  return batch;
+}
+
+/** The flips that `last` ends with, one per member. */
+export const finalStates = (last: Map<string, boolean>): Flip[] =>
+  [...last].map(([k, healthy]) => ({ poolId: k.split('\n')[0]!, ip: k.split('\n')[1]!, healthy }));
+
+/** In the page: whether every flip is what its member row shows (one pass over the rows). */
+export const SHOWN = (want: Flip[]): boolean => {
+  const pools = new Set(want.map((x) => x.poolId));
+  const shown = new Map<string, string | null>();
+  for (const sec of document.querySelectorAll<HTMLElement>('#pool-list section.pool')) {
+    if (!pools.has(sec.dataset.poolId!)) continue;
+    for (const tr of sec.querySelectorAll<HTMLElement>('tr.member')) shown.set(`${sec.dataset.poolId}/${tr.dataset.ip}`, tr.dataset.health ?? null);
+  }
+  return want.every((x) => shown.get(`${x.poolId}/${x.ip}`) === (x.healthy ? 'healthy' : 'unhealthy'));
+};
+
+/** Opens the pools view and waits until all `pools` sections are in the page; the page's own marks, in ms. */
+export async function openBulkPools(page: Page, pools: number, timeout: number): Promise<{ firstMs: number; renderMs: number; firstPools: number }> {
+  await page.getByRole('link', { name: 'Pools' }).click();
+  await page.locator(`#pool-list[data-rendered="${pools}"]`).waitFor({ timeout });
+  return page.evaluate(() => {
+    const [first, all] = ['gslb:pools-first', 'gslb:pools-render'].map((n) => performance.getEntriesByName(n)[0] as PerformanceMeasure);
+    return { firstMs: first!.duration, renderMs: all!.duration, firstPools: (first!.detail as { pools: number }).pools };
+  });
+}
