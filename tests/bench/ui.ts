@@ -7,14 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { api, startTestDaemon } from '../helpers/daemon.js';
-import { finalStates, launchChromium, loadBulkPools, openBulkPools, sendFlips, SHOWN, signIn } from '../helpers/ui-bulk.js';
+import { flipFor, launchChromium, loadBulkPools, openBulkPools, signIn } from '../helpers/ui-bulk.js';
 
 const POOLS = Number(process.env.BENCH_UI_POOLS ?? 1000);
 const MEMBERS = Number(process.env.BENCH_UI_MEMBERS ?? 10);
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? 5);
-const FLIPS_PER_TICK = 10;
-const TICKS = 30;
-const TICK_MS = 100;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -26,7 +23,7 @@ async function main(): Promise<void> {
   try {
     if ((await api(d.url, 'POST', '/api/v1/auth/setup', { ...admin, displayName: 'Bench' })).status !== 201) throw new Error('setup failed');
     const pools = loadBulkPools(d, POOLS, MEMBERS);
-    console.log(`pools view: ${POOLS} pools x ${MEMBERS} members, ${ROUNDS} rounds; flips: ${FLIPS_PER_TICK * 1000 / TICK_MS}/s for ${TICKS * TICK_MS / 1000} s; load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`pools view: ${POOLS} pools x ${MEMBERS} members, ${ROUNDS} rounds; flips: 100/s for 3 s; load average ${loadavg()[0]!.toFixed(1)}`);
     console.log('round | first screen (pools) | all rows | batch shown after (ms) | all final states after');
     const firsts: number[] = [];
     const renders: number[] = [];
@@ -36,21 +33,7 @@ async function main(): Promise<void> {
       const { ctx, page } = await signIn(browser, d.url, admin);
       try {
         const { firstMs, renderMs, firstPools } = await openBulkPools(page, POOLS, 120_000);
-        const last = new Map<string, boolean>();
-        const lags: number[] = [];
-        const start = Date.now();
-        for (let tick = 0; tick < TICKS; tick++) {
-          while (Date.now() < start + tick * TICK_MS) await new Promise((r) => setTimeout(r, 5));
-          const batch = sendFlips(d, pools, MEMBERS, last, FLIPS_PER_TICK);
-          if (tick % 5 === 0) {
-            const t = Date.now();
-            await page.waitForFunction(SHOWN, batch, { timeout: 30_000, polling: 'raf' });
-            lags.push(Date.now() - t);
-          }
-        }
-        const sent = Date.now();
-        await page.waitForFunction(SHOWN, finalStates(last), { timeout: 30_000, polling: 'raf' });
-        const settle = Date.now() - sent;
+        const { lags, settle } = await flipFor(d, page, pools, MEMBERS, 30_000);
         console.log(`${round} | ${firstMs.toFixed(0)} ms (${firstPools}) | ${renderMs.toFixed(0)} ms | ${lags.join(', ')} | ${settle} ms`);
         firsts.push(firstMs);
         renders.push(renderMs);

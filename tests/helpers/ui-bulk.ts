@@ -65,7 +65,7 @@ export interface Flip { poolId: string; ip: string; healthy: boolean }
  * `n` health flips of members chosen at random, each the opposite of the member's last state
  * (kept in `last`), set in the health view and sent on the feed as the checker does.
  */
-export function sendFlips(d: TestDaemon, poolIds: string[], members: number, last: Map<string, boolean>, n: number): Flip[] {
+function sendFlips(d: TestDaemon, poolIds: string[], members: number, last: Map<string, boolean>, n: number): Flip[] {
   const batch: Flip[] = [];
   for (let i = 0; i < n; i++) {
     const p = Math.floor(Math.random() * poolIds.length);
@@ -83,11 +83,11 @@ export function sendFlips(d: TestDaemon, poolIds: string[], members: number, las
 }
 
 /** The flips that `last` ends with, one per member. */
-export const finalStates = (last: Map<string, boolean>): Flip[] =>
+const finalStates = (last: Map<string, boolean>): Flip[] =>
   [...last].map(([k, healthy]) => ({ poolId: k.split('\n')[0]!, ip: k.split('\n')[1]!, healthy }));
 
 /** In the page: whether every flip is what its member row shows (one pass over the rows). */
-export const SHOWN = (want: Flip[]): boolean => {
+const SHOWN = (want: Flip[]): boolean => {
   const pools = new Set(want.map((x) => x.poolId));
   const shown = new Map<string, string | null>();
   for (const sec of document.querySelectorAll<HTMLElement>('#pool-list section.pool')) {
@@ -96,6 +96,32 @@ export const SHOWN = (want: Flip[]): boolean => {
   }
   return want.every((x) => shown.get(`${x.poolId}/${x.ip}`) === (x.healthy ? 'healthy' : 'unhealthy'));
 };
+
+export interface FlipRun { lags: number[]; settle: number; elapsedMs: number; want: Flip[] }
+
+/**
+ * 100 flips a second for 3 s (10 every 100 ms, members chosen at random) while `page` shows the
+ * pools view: how long until the page shows every fifth batch (`lags`), and every final state after
+ * the last (`settle`). A wait past `timeout` ms throws.
+ */
+export async function flipFor(d: TestDaemon, page: Page, poolIds: string[], members: number, timeout: number): Promise<FlipRun> {
+  const last = new Map<string, boolean>();
+  const lags: number[] = [];
+  const start = Date.now();
+  for (let tick = 0; tick < 30; tick++) {
+    while (Date.now() < start + tick * 100) await new Promise((r) => setTimeout(r, 5));
+    const batch = sendFlips(d, poolIds, members, last, 10);
+    if (tick % 5 === 0) {
+      const t = Date.now();
+      await page.waitForFunction(SHOWN, batch, { timeout, polling: 'raf' });
+      lags.push(Date.now() - t);
+    }
+  }
+  const sent = Date.now();
+  const want = finalStates(last);
+  await page.waitForFunction(SHOWN, want, { timeout, polling: 'raf' });
+  return { lags, settle: Date.now() - sent, elapsedMs: sent - start, want };
+}
 
 /** Opens the pools view and waits until all `pools` sections are in the page; the page's own marks, in ms. */
 export async function openBulkPools(page: Page, pools: number, timeout: number): Promise<{ firstMs: number; renderMs: number; firstPools: number }> {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { startHttpMember, stopHttpMember } from '../helpers/http-member.js';
-import { finalStates, launchChromium, loadBulkPools, openBulkPools, sendFlips, SHOWN, signIn as signInAs, type SignedIn } from '../helpers/ui-bulk.js';
+import { flipFor, launchChromium, loadBulkPools, openBulkPools, signIn as signInAs, type SignedIn } from '../helpers/ui-bulk.js';
 
 // The web dashboard (docs/ui.md) in headless Chromium against a real daemon: sign-in through the
 // real /ui/login page, live member health from a real HTTP health check, roles, themes, page
@@ -264,27 +264,10 @@ test('1,000 pools of 10 members render in slices, and 100 health flips a second 
     assert.ok(firstPools > 0 && firstPools < POOLS, `the first screen held ${firstPools} of ${POOLS} pools: built in slices`);
     assert.ok(firstMs <= renderMs, `first screen after ${firstMs} ms, all after ${renderMs} ms`);
 
-    // 100 flips a second for 3 s: 10 every 100 ms, each to a member chosen at random
+    // 100 flips a second for 3 s, watched
     await page.evaluate(WATCH);
-    const last = new Map<string, boolean>();
-    const lags: number[] = [];
-    const start = Date.now();
-    for (let tick = 0; tick < 30; tick++) {
-      while (Date.now() < start + tick * 100) await new Promise((r) => setTimeout(r, 5));
-      const batch = sendFlips(d, pools, MEMBERS, last, 10);
-      // every fifth batch: how long until the page shows it
-      if (tick % 5 === 0) {
-        const t = Date.now();
-        await page.waitForFunction(SHOWN, batch, { timeout: 10_000, polling: 'raf' });
-        lags.push(Date.now() - t);
-      }
-    }
-    const sent = Date.now();
-    const want = finalStates(last);
-    await page.waitForFunction(SHOWN, want, { timeout: 10_000, polling: 'raf' });
-    const settle = Date.now() - sent;
-    const elapsed = (sent - start) / 1000;
-    console.log(`# 300 flips over ${elapsed.toFixed(1)} s (${(300 / elapsed).toFixed(0)}/s): shown after ${lags.join(', ')} ms; all ${want.length} final states shown ${settle} ms after the last`);
+    const { lags, settle, elapsedMs, want } = await flipFor(d, page, pools, MEMBERS, 10_000);
+    console.log(`# 300 flips over ${(elapsedMs / 1000).toFixed(1)} s (${(300_000 / elapsedMs).toFixed(0)}/s): shown after ${lags.join(', ')} ms; all ${want.length} final states shown ${settle} ms after the last`);
 
     const seen = await page.evaluate(TAKE);
     assert.deepEqual(seen.elsewhere, [], 'a flip changed nothing in the list but member rows and pool counts');
