@@ -62,16 +62,22 @@ export function loadBulkPools(d: TestDaemon, pools: number, members: number): st
 export interface Flip { poolId: string; ip: string; healthy: boolean }
 
 /**
- * `n` health flips of members chosen at random, each the opposite of the member's last state
- * (kept in `last`), set in the health view and sent on the feed as the checker does.
+ * `n` health flips of `n` different members chosen at random, each the opposite of the member's
+ * last state (kept in `last`), set in the health view and sent on the feed as the checker does.
+ * Different members: a batch that flipped one member twice would expect its row to show both
+ * states at once, and could never be seen as shown.
  */
 function sendFlips(d: TestDaemon, poolIds: string[], members: number, last: Map<string, boolean>, n: number): Flip[] {
+  assert.ok(n <= poolIds.length * members, `${n} different members out of ${poolIds.length * members}`);
   const batch: Flip[] = [];
-  for (let i = 0; i < n; i++) {
+  const picked = new Set<string>();
+  while (batch.length < n) {
     const p = Math.floor(Math.random() * poolIds.length);
     const poolId = poolIds[p]!;
     const ip = bulkIp(p, Math.floor(Math.random() * members));
     const key = `${poolId}\n${ip}`;
+    if (picked.has(key)) continue;
+    picked.add(key);
     const healthy = !(last.get(key) ?? true);
     last.set(key, healthy);
     batch.push({ poolId, ip, healthy });
