@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Test entry point: finds tests/unit/**/*.test.ts and tests/integration/**/*.test.ts (or the paths
-// given as arguments) and runs them with Node's built-in test runner, TypeScript loaded by tsx.
-// `npm test` typechecks first (package.json), so a type error fails fast.
+// Test entry point. `npm test` runs `tests/run.mjs --all`: the typecheck, ESLint (failing on any
+// problem), then tests/unit/**/*.test.ts and tests/integration/**/*.test.ts with Node's built-in test
+// runner, TypeScript loaded by tsx. With paths as arguments it runs only those test files (or
+// folders). At the end it prints the time each group took and one line `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,43 +19,87 @@ function collect(dir, out) {
   return out;
 }
 
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const all = argv.includes('--all');
+const args = argv.filter((a) => a !== '--all');
 const roots = args.length ? args : ['tests/unit', 'tests/integration'];
 const files = roots.flatMap((r) => (r.endsWith('.ts') ? [r] : collect(r, [])));
 if (files.length === 0) { console.error('no test files found'); process.exit(1); }
 
+const times = [];
+let status = 0;
+const failures = [];
+const counts = { pass: 0, fail: 0, skipped: 0 };
+const timed = (name, fn) => {
+  const t0 = process.hrtime.bigint();
+  const ok = fn();
+  times.push({ name, s: Number(process.hrtime.bigint() - t0) / 1e9, ok });
+  return ok;
+};
+
+// the checks that fail fast: a type error or a lint problem ends the run before the suite
+if (all) {
+  for (const [name, cmd] of [
+    ['typecheck (tsc)', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']],
+    ['lint (eslint)', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', '.']],
+  ]) {
+    const ok = timed(name, () => spawnSync(process.execPath, cmd, { stdio: 'inherit' }).status === 0);
+    if (!ok) { printTimes(); console.log(`\n${name} failed on Node ${process.version}`); process.exit(1); }
+  }
+}
+
 // The runner's --test-timeout bounds every test and every file as a whole. A file whose tests are
 // slow by nature (packing and installing the package, building an image) says so in its first
-// lines with `// test-timeout: <ms>` and runs in its own pass with that bound.
+// lines with `// test-timeout: <ms>` and runs in its own pass with that bound. Unit and integration
+// files run in separate passes, so the time of each is printed.
 const DEFAULT_TIMEOUT = 120000;
 const groups = new Map();
 for (const f of files) {
   const m = /^\/\/ test-timeout: (\d+)$/m.exec(readFileSync(f, 'utf8').split('\n').slice(0, 5).join('\n'));
   const timeout = m ? Number(m[1]) : DEFAULT_TIMEOUT;
-  groups.set(timeout, [...(groups.get(timeout) ?? []), f]);
+  const kind = f.includes('tests/unit') ? 'unit' : 'integration';
+  const key = `${kind} tests${timeout === DEFAULT_TIMEOUT ? '' : ` (timeout ${timeout / 1000} s)`}`;
+  const g = groups.get(key) ?? { timeout, kind, files: [] };
+  g.files.push(f);
+  groups.set(key, g);
 }
 // Each pass also writes its report to a file. The failures of every pass are printed again at the
 // very end, so the last lines of a long run say what failed and why, whichever pass it was in.
 const reports = mkdtempSync(join(tmpdir(), 'gslbd-tests-'));
-let status = 0;
-const failures = [];
-for (const [timeout, group] of [...groups].sort((a, b) => a[0] - b[0])) {
-  const report = join(reports, `${timeout}.txt`);
-  const res = spawnSync(process.execPath, [
-    '--import', 'tsx', '--test',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=spec', `--test-reporter-destination=${report}`,
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
-    `--test-timeout=${timeout}`, ...group,
-  ], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+const order = [...groups].sort((a, b) => (a[1].kind === b[1].kind ? a[1].timeout - b[1].timeout : a[1].kind === 'unit' ? -1 : 1));
+for (const [i, [name, g]] of order.entries()) {
+  const report = join(reports, `${i}.txt`);
+  let res;
+  timed(`${name}, ${g.files.length} files`, () => {
+    res = spawnSync(process.execPath, [
+      '--import', 'tsx', '--test',
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=spec', `--test-reporter-destination=${report}`,
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+      `--test-timeout=${g.timeout}`, ...g.files,
+    ], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+    return res.status === 0;
+  });
+  let text = '';
+  try { text = readFileSync(report, 'utf8'); } catch { /* the pass died before it wrote a report */ }
+  for (const k of Object.keys(counts)) {
+    const m = new RegExp(`^ℹ ${k} (\\d+)$`, 'm').exec(text);
+    if (m) counts[k] += Number(m[1]);
+  }
   if (res.status !== 0) {
     status = res.status ?? 1;
-    let text = '';
-    try { text = readFileSync(report, 'utf8'); } catch { /* the pass died before it wrote a report */ }
     const at = text.lastIndexOf('failing tests:');
-    failures.push(at >= 0 ? text.slice(at + 'failing tests:'.length).trim() : `the pass with --test-timeout=${timeout} ended with status ${res.status ?? res.signal} and reported no failing test`);
+    failures.push(at >= 0 ? text.slice(at + 'failing tests:'.length).trim() : `the pass "${name}" ended with status ${res.status ?? res.signal} and reported no failing test`);
+    if (at < 0) counts.fail += 1;
   }
 }
 rmSync(reports, { recursive: true, force: true });
 if (failures.length) console.log(`\n✖ failing tests on Node ${process.version}, every pass:\n\n${failures.join('\n\n')}`);
+printTimes();
+console.log(`\n${counts.pass} passed, ${counts.fail} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
 process.exit(status);
+
+function printTimes() {
+  console.log(`\ntime per group (Node ${process.version}):`);
+  for (const t of times) console.log(`  ${t.name.padEnd(48)} ${t.s.toFixed(0).padStart(5)} s  ${t.ok ? 'ok' : 'FAILED'}`);
+}
