@@ -9,13 +9,9 @@ COPY controller controller
 COPY runtime runtime
 COPY schemas schemas
 COPY bin bin
-# Native modules are built from source against Node 24.18.1's headers (same ABI as every 24.x):
-# from 24.19.0 the headers' node::ObjectWrap aborts the process when V8 collects a better-sqlite3
-# statement outside a JS context (docs/architecture.md, "Node versions"; .ci/run does the same).
-RUN npm install --prefix /opt/node-headers --no-save --no-package-lock --no-audit --no-fund \
-      "node-linux-$(node -p process.arch)@24.18.1" \
- && npm_config_nodedir="/opt/node-headers/node_modules/node-linux-$(node -p process.arch)" \
-    npm_config_build_from_source=true npm ci --no-audit --no-fund \
+# Native modules: better-sqlite3 and bcrypt ship N-API builds; native/ is compiled here (N-API too),
+# against the image's own Node headers.
+RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -1,4 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (built by `npm ci` through the prepare script).
-import { main } from '../dist/controller/cli/main.js';
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+// Runs the compiled CLI (built by `npm ci` through the prepare script). bin/gslbctl runs this on
+// the Node that scripts/setup.sh chose.
+import { checkNode } from './node-check.mjs';
+
+if (checkNode('gslbctl')) {
+  const { main } = await import('../dist/controller/cli/main.js');
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+}

@@ -22,7 +22,7 @@ export const GSLBD_FLAGS: readonly CliFlag[] = [
   { name: 'create-admin', summary: 'prompt for an e-mail and a password, create the first tenant_admin, and exit' },
   { name: 'demo', summary: 'start two loopback demo backends (docs/demo.md)' },
   { name: 'demo-backends', value: 'LIST', summary: 'the demo backends as IP:port,IP:port (default 127.0.0.10:8081,127.0.0.11:8081); implies --demo' },
-  { name: 'version', summary: 'print the gslbd and Node.js versions and exit' },
+  { name: 'version', aliases: ['v'], summary: 'print the gslbd and Node.js versions and exit' },
   { name: 'help', aliases: ['h'], summary: 'show this help and exit' },
 ];
 

@@ -3,7 +3,9 @@ import { ValidationError, GslbError } from './errors.js';
 import { startDaemon } from './daemon.js';
 import { parseArgs } from './args.js';
 import './parts-all.js';
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { listenErrorLine } from './listen-error.js';
 import { createAdminCommand } from './auth/create-admin.js';
 import { gslbdArgSpec, gslbdUsage, versionLine } from './cli-flags.js';
 import { DEFAULT_DEMO_BACKENDS, parseDemoBackends, type DemoOptions } from './demo/options.js';
@@ -30,12 +32,20 @@ export async function main(argv: string[]): Promise<number | undefined> {
     const code = await cmd(flags, configPath);
     if (code !== undefined) return code;
   }
+  if (typeof flags.config !== 'string' && !existsSync(configPath)) {
+    process.stderr.write(`gslbd: no configuration file: ${configPath} does not exist. Give one with --config FILE `
+      + `(examples/config.yaml is the quick start's; every key: schemas/config.v1.schema.json), or see gslbd --help\n`);
+    return 1;
+  }
   let daemon;
+  let config;
   try {
-    const config = loadConfig(configPath);
+    config = loadConfig(configPath);
     daemon = await startDaemon(config, { ports: demo ? { demo } : {} });
   } catch (err) {
-    if (err instanceof ValidationError || err instanceof GslbError) process.stderr.write(`gslbd: ${err.message}\n`);
+    const listen = config ? listenErrorLine(err, config) : undefined;
+    if (listen) process.stderr.write(`gslbd: ${listen}\n`);
+    else if (err instanceof ValidationError || err instanceof GslbError) process.stderr.write(`gslbd: ${err.message}\n`);
     else process.stderr.write(`gslbd: startup failed: ${(err as Error).stack ?? String(err)}\n`);
     return 1;
   }

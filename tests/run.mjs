@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 function collect(dir, out) {
   let entries;
@@ -26,6 +26,8 @@ const roots = args.length ? args : ['tests/unit', 'tests/integration'];
 const files = roots.flatMap((r) => (r.endsWith('.ts') ? [r] : collect(r, [])));
 if (files.length === 0) { console.error('no test files found'); process.exit(1); }
 
+// every `node` a test or a script starts is this one (scripts/node chose it: .node/ or the system's)
+const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 const times = [];
 let status = 0;
 const failures = [];
@@ -43,7 +45,7 @@ if (all) {
     ['typecheck (tsc)', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']],
     ['lint (eslint)', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', '.']],
   ]) {
-    const ok = timed(name, () => spawnSync(process.execPath, cmd, { stdio: 'inherit' }).status === 0);
+    const ok = timed(name, () => spawnSync(process.execPath, cmd, { stdio: 'inherit', env }).status === 0);
     if (!ok) { printTimes(); console.log(`\n${name} failed on Node ${process.version}`); process.exit(1); }
   }
 }
@@ -77,7 +79,7 @@ for (const [i, [name, g]] of order.entries()) {
       '--test-reporter=spec', `--test-reporter-destination=${report}`,
       `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
       `--test-timeout=${g.timeout}`, ...g.files,
-    ], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+    ], { stdio: 'inherit', env: { ...env, NODE_ENV: 'test' } });
     return res.status === 0;
   });
   let text = '';

@@ -304,7 +304,7 @@ COMMANDS.history = {
     const h = await new ApiClient(str(flags, 'server')).call<HistoryEntry[]>('GET', `/gitops/history?limit=${encodeURIComponent(limit)}`);
     output(flags, h, () => (h.length === 0 ? 'no revision applied yet' : table([
       ['SHA', 'APPLIED', 'SIGNER', 'AUTHOR', 'CHANGES', 'MESSAGE'],
-      ...h.map((e) => [e.sha.slice(0, 12), when(e.appliedAt), e.signer ? e.signer.slice(-16) : '-', e.author ?? '-',
+      ...h.map((e) => [e.sha.slice(0, 12), when(e.appliedAt), e.signer ?? '-', e.author ?? '-',
         `+${e.creates} ~${e.updates} -${e.deletes}${e.forced ? ' forced' : ''}${e.drift ? ' drift' : ''}`, (e.message ?? '').split('\n')[0]!.slice(0, 60)]),
     ])));
     return 0;

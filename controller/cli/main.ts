@@ -13,7 +13,7 @@ function usage(): string {
     'commands:',
     ...lines,
     '',
-    'global flags: -o json (machine output), --help; gslbctl --version',
+    'global flags: -o json (machine output), --help; gslbctl --version (or -v)',
     'environment: GSLB_SERVER (default http://127.0.0.1:8080), GSLB_API_KEY, NO_COLOR',
     '',
     EXIT_CODES_HELP,
@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     else process.stderr.write(`${usage()}\n`);
     return name ? EXIT.OK : EXIT.INPUT;
   }
-  if (name === '--version' || name === '-version' || name === 'version') {
+  if (name === '--version' || name === '-version' || name === '-v' || name === 'version') {
     process.stdout.write(`${versionLine('gslbctl')}\n`);
     return EXIT.OK;
   }
@@ -48,7 +48,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`gslbctl ${name}: ${(err as Error).message}\nusage: gslbctl ${cmd.usage}\n`);
     return EXIT.INPUT;
   }
-  if (parsed.flags.help) { process.stdout.write(`usage: gslbctl ${cmd.usage}\n  ${cmd.summary}\n\n${EXIT_CODES_HELP}\n`); return EXIT.OK; }
+  // a command's help names its own exit codes in its summary; the table of all of them is in `gslbctl --help`
+  if (parsed.flags.help) { process.stdout.write(`usage: gslbctl ${cmd.usage}\n  ${cmd.summary}\n\nexit codes of every command: gslbctl --help\n`); return EXIT.OK; }
   const o = parsed.flags.o;
   if (o !== undefined && o !== 'json' && o !== 'text') {
     process.stderr.write(`gslbctl ${name}: -o ${String(o)}: must be json (or text, the default)\n`);

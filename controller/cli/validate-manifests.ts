@@ -51,11 +51,19 @@ export async function validateManifestDir(flags: Flags, dir: string): Promise<nu
     if (tests && text) process.stderr.write(`${dir}: invalid (${tests.failed} routing test case${tests.failed === 1 ? '' : 's'} failed)\n`);
     return 1;
   }
+  // manifests are counted by kind, then the resources (rows) they become: a Pool manifest is a pool,
+  // its health check, its members and geo rules
+  const byKind = new Map<string, number>();
+  for (const m of loaded.manifests) byKind.set(m.kind, (byKind.get(m.kind) ?? 0) + 1);
+  const kinds = [...byKind].map(([k, n]) => `${n} ${k}`).join(', ');
+  const resources = [...counts].reduce((a, [, n]) => a + n, 0);
   const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
   if (!text) printProblemList(flags, [], '');
   else {
     if (tests) printRoutingTests(dir, tests);
-    process.stdout.write(`${dir}: valid (${files.length} files, ${loaded.manifests.length} manifests: ${summary || 'no resources'})\n`);
+    const m = loaded.manifests.length;
+    process.stdout.write(`${dir}: valid (${files.length} file${files.length === 1 ? '' : 's'}, ${m} manifest${m === 1 ? '' : 's'}${m ? `: ${kinds}` : ''}; `
+      + `${resources} resource${resources === 1 ? '' : 's'}${resources ? `: ${summary}` : ''})\n`);
   }
   return 0;
 }

@@ -5,6 +5,7 @@ import { addProjectFormats, pointerToPath } from './ajv.js';
 import { parseYamlDocuments, positionOf, type YamlSource } from './yaml-source.js';
 import { describeSchemaError, formatValue, type Problem } from './problem.js';
 import { checkConfigSemantics } from './semantic.js';
+import { expandHomePaths } from './home-paths.js';
 import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
 import { loadDnssecKeys } from '../dns/dnssec-keys.js';
 import type { Config } from './types.js';
@@ -76,6 +77,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
     const d = describeSchemaError(e);
     problems.push(locate(src, path, valueAt(original, path), d.text, d.rule, d.at));
   }
+  expandHomePaths(obj);
   const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
   if (shapeOk && (cfg.dns.workers as number | 'auto') === 'auto') cfg.dns.workers = autoDnsWorkers();

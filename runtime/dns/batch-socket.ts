@@ -131,10 +131,11 @@ export class BatchSocket {
       h = n.open(address, port, (count) => { if (self && !self.closed) onBatch(count); }, opts.reusePort ?? false, opts.coalesceUs ?? 0);
     } catch (err) {
       // The addon reports errno as "E<number>"; give it the name dgram would (EADDRINUSE…).
-      const e = err as NodeJS.ErrnoException;
+      const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
       const num = typeof e.code === 'string' && /^E\d+$/.test(e.code) ? Number(e.code.slice(1)) : NaN;
       const name = Object.entries(osConstants.errno).find(([, v]) => v === num)?.[0];
       if (name) { e.code = name; e.errno = -num; e.syscall = e.message.split(':')[0]; }
+      e.address = address; e.port = port;
       throw e;
     }
     self = new BatchSocket(n, h);

@@ -68,7 +68,7 @@ test('docker build and run: the container turns healthy and serves the API; with
   assert.match(noKey.stderr, /GSLB_API_KEY is not set/);
 
   const version = await sh('docker', ['run', '--rm', tag, '--version']);
-  assert.match(version.stdout, /^gslbd \S+ \(node 20\./);
+  assert.match(version.stdout, /^gslbd \S+ \(node 24\./);
 
   // published on loopback only, to a port docker picks
   const started = await sh('docker', ['run', '-d', '--name', name, '-e', 'GSLB_API_KEY=test-key-0123456789', '-p', '127.0.0.1::8080', tag]);

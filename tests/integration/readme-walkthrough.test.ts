@@ -1,9 +1,11 @@
+// test-timeout: 300000
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BashSession, readmeBlock } from '../helpers/bash-session.js';
@@ -14,15 +16,15 @@ import { waitFor } from '../helpers/proc.js';
 // The README's quick start and GitOps walk-through, run exactly as written (the blocks marked
 // `<!-- test: … -->`) by bash in the checkout, on the fixed loopback ports the README uses, so both
 // live in this one file (files run in parallel; these two must not). They must stay green: a minute
-// after the walk-through's gslbd starts, DNS still answers with healthy members. The whole file
-// has the runner's 120 s, hence the shorter window for the quick start (several check intervals).
+// after the walk-through's gslbd starts, DNS still answers with healthy members. The quick start is
+// watched for several check intervals before its failover block stops a backend.
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 const API = 'http://127.0.0.1:8080/api/v1';
 const STAY_GREEN_MS = 60_000;
 const QUICKSTART_GREEN_MS = 8_000;
-const QUICKSTART_DIR = '/tmp/gslbd-quickstart';
+const QUICKSTART_DIR = join(homedir(), '.local/state/gslbd-quickstart');
 
 /** The shell a person would have: none of the test runner's or a developer's gslbd settings. */
 function shellEnv(): NodeJS.ProcessEnv {
@@ -65,7 +67,7 @@ describe('README quick start and GitOps walk-through, run as written', () => {
     for (const host of ['127.0.0.10', '127.0.0.11']) await assertFree(host, 8081, 'tcp');
   });
 
-  it('quick start: the demo answers, stays healthy, and stops', async () => {
+  it('quick start: the demo answers, stays healthy, fails over and back, takes the API tour, and stops', async () => {
     const hadDir = existsSync(QUICKSTART_DIR);
     const sh = new BashSession(ROOT, shellEnv());
     let pids: number[] = [];
@@ -92,6 +94,26 @@ describe('README quick start and GitOps walk-through, run as written', () => {
       assert.equal(a.status, 'NOERROR');
       assert.deepEqual([...a.answers].sort(), ['127.0.0.10', '127.0.0.11'], 'both demo backends are still answered');
       assert.deepEqual(downFlips(sh.stdout), [], 'no endpoint went unhealthy');
+
+      // failover: each wait ends on the answer it names, and the dig after it shows that answer
+      const f = await sh.run(readmeBlock(ROOT, 'failover'), 90_000);
+      assert.equal(f.status, 0, `${f.output}\n${sh.stderr}`);
+      const lines = f.output.split('\n').map((l) => l.trim()).filter(Boolean);
+      // (curl's answers end without a newline, so a wait's line may follow one on the same line)
+      const waited = lines.map((l, i) => (l.includes('gslb.example.test answers') ? i : -1)).filter((i) => i >= 0);
+      assert.equal(waited.length, 2, f.output);
+      assert.match(lines[waited[0]!]!, /gslb\.example\.test answers 127\.0\.0\.11 \(after/);
+      assert.deepEqual(lines.slice(waited[0]! + 1, waited[0]! + 2), ['127.0.0.11'], `after the stop only demo-1's peer answers:\n${f.output}`);
+      assert.match(lines[waited[1]!]!, /gslb\.example\.test answers 127\.0\.0\.10, 127\.0\.0\.11 \(after/);
+      assert.deepEqual(lines.slice(waited[1]! + 1).filter((l) => /^127\./.test(l)).sort(), ['127.0.0.10', '127.0.0.11'], f.output);
+      assert.ok(downFlips(sh.stdout).length >= 1, 'the stop was logged as a health flip');
+
+      // the API tour: a pool, a member and a service, answered over DNS
+      const t = await sh.run(readmeBlock(ROOT, 'try-api'), 30_000);
+      assert.equal(t.status, 0, `${t.output}\n${sh.stderr}`);
+      assert.match(t.output, /"ipAddress":"127\.0\.0\.10"/);
+      assert.match(t.output, /"domain":"www\.example\.test\."/);
+      assert.match(t.output, /^127\.0\.0\.10$/m);
 
       const stop = await sh.run(readmeBlock(ROOT, 'quickstart-stop'), 10_000);
       assert.equal(stop.status, 0, stop.output);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runEntry, spawnEntry, waitFor } from '../helpers/proc.js';
@@ -11,7 +12,7 @@ test('gslbd starts from a config file: create a pool, a member and a service, re
   const dnsPort = await freePort();
   const cfg = readFileSync('examples/config.yaml', 'utf8')
     .replace('port: 8080', `port: ${port}`)
-    .replace('path: /tmp/gslbd-quickstart/gslbd.db', `path: ${join(dir, 'db.sqlite')}`)
+    .replace('path: ~/.local/state/gslbd-quickstart/gslbd.db', `path: ${join(dir, 'db.sqlite')}`)
     .replace(/port: 5353/, `port: ${dnsPort}`)
     .replace(/metrics:\n  enablePrometheus: true/, 'metrics:\n  enablePrometheus: false')
     .replace('format: text', 'format: json');
@@ -22,7 +23,7 @@ test('gslbd starts from a config file: create a pool, a member and a service, re
   p.stdout!.on('data', (d) => { err += d; });
   try {
     const base = `http://127.0.0.1:${port}/api/v1`;
-    await waitFor(async () => (await fetch(`${base}/health`)).ok, 20000).catch((e) => { throw new Error(`${String(e)}\nstderr: ${err}`); });
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 60_000).catch((e) => { throw new Error(`${String(e)}\nstderr: ${err}`); });
     const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() as Record<string, unknown> }));
     const pool = await post('/pools', { name: 'web' });
     assert.equal(pool.status, 201);
@@ -119,7 +120,7 @@ test('redirect.enabled without redirect.port stops gslbd naming the key; with a 
     const p = spawnEntry('gslbd', ['--config', file], { GSLB_API_KEY: '' });
     try {
       const base = `http://127.0.0.1:${apiPort}/api/v1`;
-      await waitFor(async () => (await fetch(`${base}/health`)).ok, 20000);
+      await waitFor(async () => (await fetch(`${base}/health`)).ok, 60_000);
       const created = await fetch(`${base}/redirects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ host: 'old.example.test', target: 'https://new.example.test', code: 301 }) });
       assert.equal(created.status, 201);
       const res = await fetch(`http://127.0.0.1:${redirectPort}/x`, { redirect: 'manual' });
@@ -128,4 +129,31 @@ test('redirect.enabled without redirect.port stops gslbd naming the key; with a 
       p.kill('SIGTERM');
     }
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('gslbd says how to give a configuration, names a port in use and its setting in one line, and takes -v', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-cli-'));
+  const holder = createServer();
+  try {
+    const v = await runEntry('gslbd', ['-v']);
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /^gslbd \S+ \(node 24\./);
+    // no --config and no /etc/gslb/config.yaml (skipped on a machine that has one)
+    if (!existsSync('/etc/gslb/config.yaml')) {
+      const none = await runEntry('gslbd', []);
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /no configuration file: \/etc\/gslb\/config\.yaml does not exist\. Give one with --config FILE/);
+    }
+    // the API port held by another listener: one line, the address and the settings, no stack trace
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const port = (holder.address() as AddressInfo).port;
+    writeFileSync(join(dir, 'c.yaml'), `dns: { listenAddr: 127.0.0.1, port: ${await freePort()} }\ndatabase: { path: ':memory:' }\n`
+      + `api: { enabled: true, listenAddr: 127.0.0.1, port: ${port} }\nmetrics: { enablePrometheus: false }\n`);
+    const busy = await runEntry('gslbd', ['--config', join(dir, 'c.yaml')]);
+    assert.equal(busy.code, 1);
+    assert.equal(busy.stderr.trim(), `gslbd: cannot listen on 127.0.0.1:${port} (api.listenAddr, api.port): is already in use; stop what holds it or choose another port`);
+  } finally {
+    holder.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

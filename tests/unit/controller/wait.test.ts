@@ -28,7 +28,7 @@ test('waitReady: 0 once /health says ok, 1 when it answers but never ok, 3 when 
     try {
       const r = await waitReady(never.url, 500);
       assert.equal(r.code, 1);
-      assert.deepEqual(r.last, { reached: true, status: 'starting' });
+      assert.deepEqual(r.last, { reached: true, ok: false, status: 'starting' });
     } finally { await never.close(); }
   } finally { await d.close(); }
   const t0 = Date.now();
