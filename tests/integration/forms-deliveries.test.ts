@@ -191,6 +191,58 @@ test('a receiver that fails and then recovers gets exactly one delivery per subm
   }
 });
 
+test('every attempt is in the log: its time, outcome, status, error and duration, numbered on across a retry', async () => {
+  let calls = 0;
+  rec.answer = (_n, req) => (req.url === '/history' && ++calls <= 2 ? 503 : req.url === '/history-down' ? 500 : 202);
+  try {
+    const { call, id, ids } = await setup([{ type: 'webhook', config: { url: `${base}/history` } }, { type: 'webhook', config: { url: `${base}/history-down` } }]);
+    const started = Date.now();
+    const sid = await submit(call, id, { n: 1 });
+    await waitFor(async () => (await call('GET', `/action/${ids[0]}/deliveries?state=sent`)).body.total === 1, 8000);
+    const dl = (await call('GET', `/action/${ids[0]}/deliveries`)).body.data[0];
+    const host = `127.0.0.1:${new URL(base).port}`;
+    assert.deepEqual([dl.submission_id, dl.state, dl.attempts, dl.last_status, dl.last_error], [sid, 'sent', 3, 202, null], 'the existing fields stay');
+    assert.deepEqual(dl.attempt_history.map((a: any) => [a.number, a.outcome, a.status, a.error]), [
+      [1, 'failed', 503, `${host} answered 503`],
+      [2, 'failed', 503, `${host} answered 503`],
+      [3, 'sent', 202, null],
+    ]);
+    for (const a of dl.attempt_history) {
+      assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0, 'a duration in ms');
+      assert.ok(Date.parse(a.at) >= started - 1000, 'the time it started');
+    }
+    assert.ok(Date.parse(dl.attempt_history[0].at) <= Date.parse(dl.attempt_history[2].at), 'oldest first');
+
+    const down = ids[1]!;
+    await waitFor(async () => (await call('GET', `/action/${down}/deliveries?state=failed`)).body.total === 1, 8000);
+    rec.answer = () => 202;
+    assert.equal((await call('POST', `/action/${down}/retry`, { action_id: down })).body.queued, 1);
+    await waitFor(async () => (await call('GET', `/action/${down}/deliveries?state=sent`)).body.total === 1, 8000);
+    const again = (await call('GET', `/action/${down}/deliveries`)).body.data[0];
+    assert.equal(again.attempts, 1, 'the count starts over with the retry');
+    assert.deepEqual(again.attempt_history.map((a: any) => [a.number, a.outcome, a.status]), [[1, 'failed', 500], [2, 'failed', 500], [3, 'failed', 500], [4, 'failed', 500], [5, 'sent', 202]]);
+  } finally {
+    rec.answer = () => 202;
+  }
+});
+
+test('a template that fails to render or passes a limit fails its delivery at once (no retries), the reason in the record', async () => {
+  const { call, id, ids } = await setup([
+    { type: 'email_template', config: { to: 'a@example.test', subject: 'x', body: '{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{% endfor %}{% endfor %}' } },
+    { type: 'autoreply', config: { email_field: 'email', subject: 'Hi {{ submission.name | nosuchfilter }}', body: 'x' } },
+  ]);
+  await submit(call, id, { email: 'ada@example.com', name: 'Ada' });
+  const settled = async (a: string) => (await call('GET', `/action/${a}/deliveries?state=failed`)).body.data[0];
+  const [limit, broken] = [await waitFor(() => settled(ids[0]!), 15000), await waitFor(() => settled(ids[1]!), 15000)];
+  assert.equal(limit.attempts, 1, 'a render limit is not retried');
+  assert.match(limit.last_error, /^body: template error.*limit/);
+  assert.deepEqual(limit.attempt_history.map((a: any) => [a.number, a.outcome, a.error]), [[1, 'failed', limit.last_error]]);
+  assert.equal(broken.attempts, 1, 'a render error is not retried');
+  assert.match(broken.last_error, /^subject: template error at line 1, column \d+: undefined filter: nosuchfilter/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await call('GET', `/action/${ids[0]}/deliveries`)).body.data[0].attempts, 1, 'and not attempted again later');
+});
+
 test('retry, test, replay: failed deliveries re-queued; a test run delivers once and stores nothing; a replay of 100 delivers 100', async () => {
   rec.answer = (_n, req) => (req.url === '/down' ? 500 : 202);
   const { call, id, ids } = await setup([{ type: 'webhook', config: { url: `${base}/down` } }]);
