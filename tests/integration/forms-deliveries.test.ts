@@ -6,6 +6,8 @@ import { waitFor } from '../helpers/proc.js';
 import { Recorder } from '../helpers/recorder.js';
 import { TestSmtp } from '../helpers/smtp.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
+import { FormStore } from '../../runtime/forms/forms/store.js';
+import { actionFields } from '../../runtime/forms/forms/actions.js';
 
 // Form actions that really deliver (forms-api.md §2 "Action", §3 rules 3–5; docs/forms.md
 // "Deliveries"): each type's exact payload to a local recorder (a real smtp-server for mail),
@@ -85,6 +87,65 @@ test('webhook: the Standard Webhooks envelope, signed (webhook-id, webhook-times
       submission: { id: sid, created_at: r.json.data.submission.created_at, data: { email: 'a@example.com', message: 'Hello', tags: ['x', 'y'] }, files: [], claimed_by: null },
     },
   });
+});
+
+/** Whether a recorded request carries a valid Standard Webhooks signature made with `secret` (`whsec_<base64>`). */
+function signedWith(r: { headers: Record<string, unknown>; raw: string }, secret: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const want = createHmac('sha256', key).update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.raw}`).digest('base64');
+  return r.headers['webhook-signature'] === `v1,${want}`;
+}
+
+test('webhook without a secret: one is generated (whsec_, 32 random bytes), answered once with no-store, never read again, and every delivery is signed with it', async () => {
+  const { call, id } = await setup([]);
+  const made = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/gen-secret` } });
+  assert.equal(made.status, 201);
+  const secret = made.body.signing_secret as string;
+  assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
+  assert.equal(made.headers.get('cache-control'), 'no-store');
+  assert.deepEqual([made.body.config.secret, made.body.warnings], ['********', []]);
+  const action = made.body.id as string;
+  const listed = (await call('GET', `/form/${id}/action`)).body.data[0];
+  assert.deepEqual([listed.config.secret, 'signing_secret' in listed], ['********', false], 'never shown again');
+  const renamed = await call('PATCH', `/action/${action}`, { action_id: action, name: 'renamed' });
+  assert.equal('signing_secret' in renamed.body, false, 'a change that keeps the secret does not show it');
+
+  await submit(call, id, { n: 1 });
+  await waitFor(() => to('/gen-secret').length === 1, 5000);
+  assert.ok(signedWith(to('/gen-secret')[0]!, secret), 'signed with the generated secret');
+
+  const rotated = await call('PATCH', `/action/${action}`, { action_id: action, config: { secret: null } });
+  assert.equal(rotated.status, 200);
+  const next = rotated.body.signing_secret as string;
+  assert.match(next, /^whsec_/);
+  assert.notEqual(next, secret, 'removing the secret rotates it');
+  await submit(call, id, { n: 2 });
+  await waitFor(() => to('/gen-secret').length === 2, 5000);
+  assert.ok(signedWith(to('/gen-secret')[1]!, next));
+
+  const own = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/own-secret`, secret: 'mine' } });
+  assert.equal('signing_secret' in own.body, false, 'a secret the caller chose is not echoed');
+  const slack = await call('POST', `/form/${id}/action`, { form_id: id, type: 'slack', config: { webhook_url: `${base}/s` } });
+  assert.deepEqual(['signing_secret' in slack.body, slack.body.warnings], [false, []], 'other types sign nothing');
+});
+
+test('a webhook stored without a secret (before secrets were generated) stays unsigned with a warning until it is changed', async () => {
+  const { call, id } = await setup([]);
+  const store = new FormStore(d.core);
+  const legacy = store.addAction(store.byId(id)!, actionFields({ type: 'webhook', config: { url: `${base}/legacy` } }));
+  const listed = (await call('GET', `/form/${id}/action`)).body.data[0];
+  assert.equal(listed.warnings.length, 1);
+  assert.match(listed.warnings[0], /^unsigned: this webhook has no secret/);
+  await submit(call, id, { n: 1 });
+  await waitFor(() => to('/legacy').length === 1, 5000);
+  assert.equal(to('/legacy')[0]!.headers['webhook-signature'], undefined, 'unsigned, as before');
+  const changed = await call('PATCH', `/action/${legacy.id}`, { action_id: legacy.id, name: 'now signed' });
+  assert.match(changed.body.signing_secret, /^whsec_/);
+  assert.deepEqual(changed.body.warnings, []);
+  await submit(call, id, { n: 2 });
+  await waitFor(() => to('/legacy').length === 2, 5000);
+  assert.ok(signedWith(to('/legacy')[1]!, changed.body.signing_secret));
 });
 
 test('chat services and n8n: each in its own incoming-message format; telegram through forms.services.telegramURL', async () => {
@@ -289,12 +350,18 @@ test('an action that keeps failing is paused (enabled: false) and its workspace 
     await submit(call, id, { n: 1 });
     await submit(call, id, { n: 2 });
     await waitFor(async () => (await call('GET', `/form/${id}/action`)).body.data[0].enabled === false, 8000);
+    const paused = (await call('GET', `/form/${id}/action`)).body.data[0];
+    assert.ok(Date.parse(paused.paused_at) > 0, 'paused_at tells a pause from a switch-off by hand');
+    assert.equal(paused.pause_reason, `failed 6 times in a row; last error: 127.0.0.1:${new URL(base).port} answered 500`);
     const mail = (await smtp.waitFor(before + 1, 5000)).slice(before).find((m) => m.subject === 'Form action paused: dead end')!;
     assert.ok(mail, 'the workspace is told by mail');
     assert.match(mail.text, /failed 6 times in a row and was paused/);
     const patched = await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: true, config: { url: `${base}/alive` } });
     assert.equal(patched.status, 200);
-    assert.deepEqual([patched.body.enabled, patched.body.config.url], [true, `${base}/alive`]);
+    assert.deepEqual([patched.body.enabled, patched.body.config.url, patched.body.paused_at, patched.body.pause_reason], [true, `${base}/alive`, null, null], 'enabling clears the pause');
+    const byHand = await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: false });
+    assert.deepEqual([byHand.body.enabled, byHand.body.paused_at, byHand.body.pause_reason], [false, null, null], 'switched off by hand: no pause');
+    assert.equal((await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: true })).status, 200);
     assert.equal((await call('POST', `/action/${ids[0]}/retry`, { action_id: ids[0] })).body.queued, 2);
     await waitFor(() => to('/alive').length === 2, 5000);
   } finally {
@@ -305,9 +372,9 @@ test('an action that keeps failing is paused (enabled: false) and its workspace 
 test('PATCH merges config keys (null removes one) and re-checks the whole; DELETE removes the action; other workspaces get 404', async () => {
   const { call, ids } = await setup([{ type: 'webhook', config: { url: `${base}/x`, secret: 's1', headers: { 'X-A': '1' } } }]);
   const a = ids[0]!;
-  const merged = await call('PATCH', `/action/${a}`, { action_id: 'ignored', config: { secret: null, url: `${base}/y` }, name: 'renamed' });
+  const merged = await call('PATCH', `/action/${a}`, { action_id: 'ignored', config: { headers: null, url: `${base}/y` }, name: 'renamed' });
   assert.equal(merged.status, 200);
-  assert.deepEqual([merged.body.config, merged.body.name], [{ url: `${base}/y`, headers: '********' }, 'renamed']);
+  assert.deepEqual([merged.body.config, merged.body.name], [{ url: `${base}/y`, secret: '********' }, 'renamed']);
   const bad = await call('PATCH', `/action/${a}`, { action_id: a, config: { url: 'ftp://x', nope: 1 } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.message, 'config.url: must be an http or https URL; config.nope: unknown key for type webhook (keys: url, secret, headers, events)');
