@@ -207,8 +207,29 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     const text = await readCapped(res.body, maxBytes);
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: text };
     const retryable = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
-    const redirect = res.statusCode >= 300 && res.statusCode < 400 ? ' (redirects are not followed)' : '';
+    const redirect = res.statusCode >= 300 && res.statusCode < 400 ? ` (redirects are not followed)${await redirectNote(res.headers.location, url)}` : '';
     throw new HttpRequestError(`${url.host} answered ${res.statusCode}${redirect}`, { status: res.statusCode, retryable, responseText: text.slice(0, 512) });
+  }
+
+  /**
+   * What a redirect pointed at, for the error: `: redirect to <host> refused: …` when the guard
+   * would refuse its address (a receiver bouncing a delivery toward loopback or a metadata address
+   * is told apart from an ordinary redirect), else `: redirect to <host>`. Only the host is named:
+   * a path or query may hold a token.
+   */
+  async function redirectNote(location: string | string[] | undefined, base: URL): Promise<string> {
+    let to: URL;
+    try { to = new URL(Array.isArray(location) ? location[0]! : location ?? '', base); } catch { return ''; }
+    if (location === undefined || (to.protocol !== 'http:' && to.protocol !== 'https:')) return '';
+    if (!opts.ssrfGuard) return `: redirect to ${to.host}`;
+    const host = to.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return isBlockedAddress(host, opts.ssrfAllow) ? `: redirect to ${to.host} refused: ${host} is a private or reserved address` : `: redirect to ${to.host}`;
+    // a slow resolver must not hold the failure up: after a second the redirect is named unresolved
+    const bad = await new Promise<string | undefined>((resolve) => {
+      setTimeout(resolve, 1000, undefined).unref();
+      dnsLookup(host, { all: true }, (err, list) => resolve(err ? undefined : list.find((a) => isBlockedAddress(a.address, opts.ssrfAllow ?? []))?.address));
+    });
+    return bad ? `: redirect to ${to.host} refused: ${host} resolves to a private or reserved address (${bad})` : `: redirect to ${to.host}`;
   }
 
   return {

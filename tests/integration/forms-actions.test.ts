@@ -45,7 +45,7 @@ test('POST /form/{id}/action: 201 with the defaults; secrets masked when returne
   assert.equal(updated_at, created_at);
   assert.deepEqual(rest, {
     form_id: form, type: 'webhook', name: null, enabled: true, config: { url: 'https://example.com/hook', secret: '********', headers: '********' },
-    conditions: [], conditions_mode: 'all', origin: 'api',
+    conditions: [], conditions_mode: 'all', paused_at: null, pause_reason: null, warnings: [], origin: 'api',
   });
   const stored = getRow<FormActionRow>(d.core.holder.current, 'formaction', id as string)!;
   assert.deepEqual(stored.config, { url: 'https://example.com/hook', secret: 's3cret', headers: { Authorization: 'Bearer t' } });

@@ -6,6 +6,8 @@ import { waitFor } from '../helpers/proc.js';
 import { Recorder } from '../helpers/recorder.js';
 import { TestSmtp } from '../helpers/smtp.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
+import { FormStore } from '../../runtime/forms/forms/store.js';
+import { actionFields } from '../../runtime/forms/forms/actions.js';
 
 // Form actions that really deliver (forms-api.md §2 "Action", §3 rules 3–5; docs/forms.md
 // "Deliveries"): each type's exact payload to a local recorder (a real smtp-server for mail),
@@ -85,6 +87,65 @@ test('webhook: the Standard Webhooks envelope, signed (webhook-id, webhook-times
       submission: { id: sid, created_at: r.json.data.submission.created_at, data: { email: 'a@example.com', message: 'Hello', tags: ['x', 'y'] }, files: [], claimed_by: null },
     },
   });
+});
+
+/** Whether a recorded request carries a valid Standard Webhooks signature made with `secret` (`whsec_<base64>`). */
+function signedWith(r: { headers: Record<string, unknown>; raw: string }, secret: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const want = createHmac('sha256', key).update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.raw}`).digest('base64');
+  return r.headers['webhook-signature'] === `v1,${want}`;
+}
+
+test('webhook without a secret: one is generated (whsec_, 32 random bytes), answered once with no-store, never read again, and every delivery is signed with it', async () => {
+  const { call, id } = await setup([]);
+  const made = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/gen-secret` } });
+  assert.equal(made.status, 201);
+  const secret = made.body.signing_secret as string;
+  assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
+  assert.equal(made.headers.get('cache-control'), 'no-store');
+  assert.deepEqual([made.body.config.secret, made.body.warnings], ['********', []]);
+  const action = made.body.id as string;
+  const listed = (await call('GET', `/form/${id}/action`)).body.data[0];
+  assert.deepEqual([listed.config.secret, 'signing_secret' in listed], ['********', false], 'never shown again');
+  const renamed = await call('PATCH', `/action/${action}`, { action_id: action, name: 'renamed' });
+  assert.equal('signing_secret' in renamed.body, false, 'a change that keeps the secret does not show it');
+
+  await submit(call, id, { n: 1 });
+  await waitFor(() => to('/gen-secret').length === 1, 5000);
+  assert.ok(signedWith(to('/gen-secret')[0]!, secret), 'signed with the generated secret');
+
+  const rotated = await call('PATCH', `/action/${action}`, { action_id: action, config: { secret: null } });
+  assert.equal(rotated.status, 200);
+  const next = rotated.body.signing_secret as string;
+  assert.match(next, /^whsec_/);
+  assert.notEqual(next, secret, 'removing the secret rotates it');
+  await submit(call, id, { n: 2 });
+  await waitFor(() => to('/gen-secret').length === 2, 5000);
+  assert.ok(signedWith(to('/gen-secret')[1]!, next));
+
+  const own = await call('POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${base}/own-secret`, secret: 'mine' } });
+  assert.equal('signing_secret' in own.body, false, 'a secret the caller chose is not echoed');
+  const slack = await call('POST', `/form/${id}/action`, { form_id: id, type: 'slack', config: { webhook_url: `${base}/s` } });
+  assert.deepEqual(['signing_secret' in slack.body, slack.body.warnings], [false, []], 'other types sign nothing');
+});
+
+test('a webhook stored without a secret (before secrets were generated) stays unsigned with a warning until it is changed', async () => {
+  const { call, id } = await setup([]);
+  const store = new FormStore(d.core);
+  const legacy = store.addAction(store.byId(id)!, actionFields({ type: 'webhook', config: { url: `${base}/legacy` } }));
+  const listed = (await call('GET', `/form/${id}/action`)).body.data[0];
+  assert.equal(listed.warnings.length, 1);
+  assert.match(listed.warnings[0], /^unsigned: this webhook has no secret/);
+  await submit(call, id, { n: 1 });
+  await waitFor(() => to('/legacy').length === 1, 5000);
+  assert.equal(to('/legacy')[0]!.headers['webhook-signature'], undefined, 'unsigned, as before');
+  const changed = await call('PATCH', `/action/${legacy.id}`, { action_id: legacy.id, name: 'now signed' });
+  assert.match(changed.body.signing_secret, /^whsec_/);
+  assert.deepEqual(changed.body.warnings, []);
+  await submit(call, id, { n: 2 });
+  await waitFor(() => to('/legacy').length === 2, 5000);
+  assert.ok(signedWith(to('/legacy')[1]!, changed.body.signing_secret));
 });
 
 test('chat services and n8n: each in its own incoming-message format; telegram through forms.services.telegramURL', async () => {
@@ -191,6 +252,58 @@ test('a receiver that fails and then recovers gets exactly one delivery per subm
   }
 });
 
+test('every attempt is in the log: its time, outcome, status, error and duration, numbered on across a retry', async () => {
+  let calls = 0;
+  rec.answer = (_n, req) => (req.url === '/history' && ++calls <= 2 ? 503 : req.url === '/history-down' ? 500 : 202);
+  try {
+    const { call, id, ids } = await setup([{ type: 'webhook', config: { url: `${base}/history` } }, { type: 'webhook', config: { url: `${base}/history-down` } }]);
+    const started = Date.now();
+    const sid = await submit(call, id, { n: 1 });
+    await waitFor(async () => (await call('GET', `/action/${ids[0]}/deliveries?state=sent`)).body.total === 1, 8000);
+    const dl = (await call('GET', `/action/${ids[0]}/deliveries`)).body.data[0];
+    const host = `127.0.0.1:${new URL(base).port}`;
+    assert.deepEqual([dl.submission_id, dl.state, dl.attempts, dl.last_status, dl.last_error], [sid, 'sent', 3, 202, null], 'the existing fields stay');
+    assert.deepEqual(dl.attempt_history.map((a: any) => [a.number, a.outcome, a.status, a.error]), [
+      [1, 'failed', 503, `${host} answered 503`],
+      [2, 'failed', 503, `${host} answered 503`],
+      [3, 'sent', 202, null],
+    ]);
+    for (const a of dl.attempt_history) {
+      assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0, 'a duration in ms');
+      assert.ok(Date.parse(a.at) >= started - 1000, 'the time it started');
+    }
+    assert.ok(Date.parse(dl.attempt_history[0].at) <= Date.parse(dl.attempt_history[2].at), 'oldest first');
+
+    const down = ids[1]!;
+    await waitFor(async () => (await call('GET', `/action/${down}/deliveries?state=failed`)).body.total === 1, 8000);
+    rec.answer = () => 202;
+    assert.equal((await call('POST', `/action/${down}/retry`, { action_id: down })).body.queued, 1);
+    await waitFor(async () => (await call('GET', `/action/${down}/deliveries?state=sent`)).body.total === 1, 8000);
+    const again = (await call('GET', `/action/${down}/deliveries`)).body.data[0];
+    assert.equal(again.attempts, 1, 'the count starts over with the retry');
+    assert.deepEqual(again.attempt_history.map((a: any) => [a.number, a.outcome, a.status]), [[1, 'failed', 500], [2, 'failed', 500], [3, 'failed', 500], [4, 'failed', 500], [5, 'sent', 202]]);
+  } finally {
+    rec.answer = () => 202;
+  }
+});
+
+test('a template that fails to render or passes a limit fails its delivery at once (no retries), the reason in the record', async () => {
+  const { call, id, ids } = await setup([
+    { type: 'email_template', config: { to: 'a@example.test', subject: 'x', body: '{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{% endfor %}{% endfor %}' } },
+    { type: 'autoreply', config: { email_field: 'email', subject: 'Hi {{ submission.name | nosuchfilter }}', body: 'x' } },
+  ]);
+  await submit(call, id, { email: 'ada@example.com', name: 'Ada' });
+  const settled = async (a: string) => (await call('GET', `/action/${a}/deliveries?state=failed`)).body.data[0];
+  const [limit, broken] = [await waitFor(() => settled(ids[0]!), 15000), await waitFor(() => settled(ids[1]!), 15000)];
+  assert.equal(limit.attempts, 1, 'a render limit is not retried');
+  assert.match(limit.last_error, /^body: template error.*limit/);
+  assert.deepEqual(limit.attempt_history.map((a: any) => [a.number, a.outcome, a.error]), [[1, 'failed', limit.last_error]]);
+  assert.equal(broken.attempts, 1, 'a render error is not retried');
+  assert.match(broken.last_error, /^subject: template error at line 1, column \d+: undefined filter: nosuchfilter/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await call('GET', `/action/${ids[0]}/deliveries`)).body.data[0].attempts, 1, 'and not attempted again later');
+});
+
 test('retry, test, replay: failed deliveries re-queued; a test run delivers once and stores nothing; a replay of 100 delivers 100', async () => {
   rec.answer = (_n, req) => (req.url === '/down' ? 500 : 202);
   const { call, id, ids } = await setup([{ type: 'webhook', config: { url: `${base}/down` } }]);
@@ -237,12 +350,18 @@ test('an action that keeps failing is paused (enabled: false) and its workspace 
     await submit(call, id, { n: 1 });
     await submit(call, id, { n: 2 });
     await waitFor(async () => (await call('GET', `/form/${id}/action`)).body.data[0].enabled === false, 8000);
+    const paused = (await call('GET', `/form/${id}/action`)).body.data[0];
+    assert.ok(Date.parse(paused.paused_at) > 0, 'paused_at tells a pause from a switch-off by hand');
+    assert.equal(paused.pause_reason, `failed 6 times in a row; last error: 127.0.0.1:${new URL(base).port} answered 500`);
     const mail = (await smtp.waitFor(before + 1, 5000)).slice(before).find((m) => m.subject === 'Form action paused: dead end')!;
     assert.ok(mail, 'the workspace is told by mail');
     assert.match(mail.text, /failed 6 times in a row and was paused/);
     const patched = await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: true, config: { url: `${base}/alive` } });
     assert.equal(patched.status, 200);
-    assert.deepEqual([patched.body.enabled, patched.body.config.url], [true, `${base}/alive`]);
+    assert.deepEqual([patched.body.enabled, patched.body.config.url, patched.body.paused_at, patched.body.pause_reason], [true, `${base}/alive`, null, null], 'enabling clears the pause');
+    const byHand = await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: false });
+    assert.deepEqual([byHand.body.enabled, byHand.body.paused_at, byHand.body.pause_reason], [false, null, null], 'switched off by hand: no pause');
+    assert.equal((await call('PATCH', `/action/${ids[0]}`, { action_id: ids[0], enabled: true })).status, 200);
     assert.equal((await call('POST', `/action/${ids[0]}/retry`, { action_id: ids[0] })).body.queued, 2);
     await waitFor(() => to('/alive').length === 2, 5000);
   } finally {
@@ -253,9 +372,9 @@ test('an action that keeps failing is paused (enabled: false) and its workspace 
 test('PATCH merges config keys (null removes one) and re-checks the whole; DELETE removes the action; other workspaces get 404', async () => {
   const { call, ids } = await setup([{ type: 'webhook', config: { url: `${base}/x`, secret: 's1', headers: { 'X-A': '1' } } }]);
   const a = ids[0]!;
-  const merged = await call('PATCH', `/action/${a}`, { action_id: 'ignored', config: { secret: null, url: `${base}/y` }, name: 'renamed' });
+  const merged = await call('PATCH', `/action/${a}`, { action_id: 'ignored', config: { headers: null, url: `${base}/y` }, name: 'renamed' });
   assert.equal(merged.status, 200);
-  assert.deepEqual([merged.body.config, merged.body.name], [{ url: `${base}/y`, headers: '********' }, 'renamed']);
+  assert.deepEqual([merged.body.config, merged.body.name], [{ url: `${base}/y`, secret: '********' }, 'renamed']);
   const bad = await call('PATCH', `/action/${a}`, { action_id: a, config: { url: 'ftp://x', nope: 1 } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.message, 'config.url: must be an http or https URL; config.nope: unknown key for type webhook (keys: url, secret, headers, events)');

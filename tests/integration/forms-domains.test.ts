@@ -114,3 +114,47 @@ test('domains need a plan with customDomains (403); bad host names are 400; a si
   assert.equal((await single('GET', '/domain')).status, 200);
   assert.equal((await single('POST', '/domain', { domain: 'b.example.com' })).status, 403);
 });
+
+/** Registers `domain` on `daemon` over a plain HTTP request with the Host header `host`; answers the records. */
+function registerAs(daemon: TestDaemon, key: string, host: string, domain: string): Promise<{ status: number; body: any }> {
+  const url = new URL(`${daemon.url}/public/v1/domain`);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ domain }));
+  });
+}
+
+test('the answer always names the record that points the host at the service: CNAME to the host asked when nothing is configured, A/AAAA for an address', async () => {
+  const cases: { name: string; domains: Record<string, unknown>; publicURL?: string; host: string; want: { type: string; value: string } }[] = [
+    { name: 'no publicURL, no target: the host the request came to', domains: {}, host: 'forms.provider.test:8443', want: { type: 'CNAME', value: 'forms.provider.test' } },
+    { name: 'the host asked is an IPv4 address', domains: {}, host: '192.0.2.10:8080', want: { type: 'A', value: '192.0.2.10' } },
+    { name: 'the host asked is an IPv6 address', domains: {}, host: '[2001:db8::10]:8080', want: { type: 'AAAA', value: '2001:db8::10' } },
+    { name: 'publicURL is an address', domains: {}, publicURL: 'http://198.51.100.7:8080', host: 'ignored.test', want: { type: 'A', value: '198.51.100.7' } },
+    { name: 'forms.domains.target wins over the host asked', domains: { target: 'edge.provider.test' }, host: 'ignored.test', want: { type: 'CNAME', value: 'edge.provider.test' } },
+    { name: 'forms.domains.address: an AAAA record', domains: { address: '2001:db8::1' }, publicURL: 'https://forms.service.test', host: 'ignored.test', want: { type: 'AAAA', value: '2001:db8::1' } },
+  ];
+  // one daemon without api.publicURL; each case sets the settings it reads at answer time
+  const daemon = await startTestDaemon({ forms: { defaultPlan: 'business', deliveries: { enabled: false } } } as never);
+  try {
+    const { key } = addFormKey(daemon);
+    const cfg = daemon.core.config as { api: { publicURL?: string }; forms: { domains: Record<string, unknown> } };
+    for (const [i, c] of cases.entries()) {
+      cfg.api.publicURL = c.publicURL;
+      cfg.forms.domains = { ...cfg.forms.domains, target: undefined, address: undefined, ...c.domains };
+      const host = `contact${i}.customer.test`;
+      const made = await registerAs(daemon, key, c.host, host);
+      assert.equal(made.status, 201, `${c.name}: ${JSON.stringify(made.body)}`);
+      assert.deepEqual(made.body.records.map((r: { type: string }) => r.type), ['TXT', c.want.type], c.name);
+      assert.deepEqual(made.body.records[1], { ...c.want, name: host }, c.name);
+      const listed = (await publicClient(daemon, key)('GET', '/domain')).body.data.find((x: { domain: string }) => x.domain === host);
+      assert.equal(listed.records.length, 2, `${c.name}: the list names it too`);
+    }
+  } finally {
+    await daemon.stop();
+  }
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/proc.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 
 // The SSRF guard of form actions (docs/forms.md "Deliveries", docs/security.md): loopback,
@@ -19,7 +20,8 @@ let port = 0;
 before(async () => {
   redirector = createServer((req, res) => {
     hits++;
-    res.writeHead(req.url === '/ok' ? 200 : 302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    const location = req.url === '/to-loopback' ? 'http://[::1]:9/internal?token=sekrit' : 'http://169.254.169.254/latest/meta-data/';
+    res.writeHead(req.url === '/ok' ? 200 : 302, { location }).end();
   });
   await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
   port = (redirector.address() as AddressInfo).port;
@@ -75,4 +77,24 @@ test('a redirect to a private address is not followed; the allowed range itself 
   assert.equal(hits, before + 1, 'one request, to the allowed address only');
   const ok = await testRun(`http://127.0.0.1:${port}/ok`, allowing);
   assert.deepEqual([ok.ok, ok.status], [true, 200]);
+});
+
+test('a delivery the guard refuses says why, in last_error and in its attempt: a refused address, and a redirect toward loopback', async () => {
+  const cases: [TestDaemon, string, number | null, RegExp][] = [
+    [d, 'http://127.0.0.2:9/hook', null, /^refused: 127\.0\.0\.2 is a private or reserved address$/],
+    [allowing, `http://127.0.0.1:${port}/to-loopback`, 302, new RegExp(`^127\\.0\\.0\\.1:${port} answered 302 \\(redirects are not followed\\): redirect to \\[::1\\]:9 refused: ::1 is a private or reserved address$`)],
+  ];
+  for (const [daemon, url, status, want] of cases) {
+    const call = publicClient(daemon, addFormKey(daemon, { tenantId: `ssrf${++runs}` }).key);
+    const form = (await call('POST', '/form', { name: 'SSRF' })).body.id as string;
+    const action = (await call('POST', `/form/${form}/action`, { form_id: form, type: 'webhook', config: { url } })).body.id as string;
+    const post = await fetch(`${daemon.url}/f/${form}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{"a":1}' });
+    assert.equal(post.status, 200);
+    const dl = await waitFor(async () => (await call('GET', `/action/${action}/deliveries?state=failed`)).body.data[0], 10000);
+    assert.equal(dl.attempts, 1, 'a refusal is not retried');
+    assert.equal(dl.last_status, status);
+    assert.match(dl.last_error ?? 'null', want);
+    assert.doesNotMatch(dl.last_error, /sekrit|internal/, 'the redirect is named by its host only');
+    assert.deepEqual(dl.attempt_history.map((a: { outcome: string; status: number | null; error: string }) => [a.outcome, a.status, a.error]), [['failed', status, dl.last_error]]);
+  }
 });

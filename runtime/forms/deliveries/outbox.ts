@@ -20,29 +20,71 @@ export interface DeliveryRow {
   sent_at: number | null;
 }
 
+/** How one attempt ended: still in flight, delivered, failed, or cut off by a stop of the node. */
+export type AttemptOutcome = 'sending' | 'sent' | 'failed' | 'interrupted';
+
+/** One attempt of a delivery (`form_delivery_attempts`). */
+export interface AttemptRow {
+  delivery_id: number;
+  /** 1-based over the delivery's whole history (a retry of a failed delivery goes on counting) */
+  n: number;
+  started_at: number;
+  outcome: AttemptOutcome;
+  duration_ms: number | null;
+  status: number | null;
+  error: string | null;
+}
+
+/** How many attempts of one delivery are kept (the oldest go first). */
+export const ATTEMPTS_KEPT = 50;
+
+/** How an attempt ended, as the worker settles it. */
+export interface AttemptResult { status: number | null; error: string | null; durationMs: number }
+
 /**
  * The delivery queue (docs/forms.md "Deliveries"): every delivery is a row that moves pending →
  * sending → sent, or → retrying (with its next time) → … → failed. A row is marked `sending`
  * before its request goes out and settled after, so a restart finds the rows that were in flight
  * and sends them again (at least once; `webhook-id` is stable, so receivers drop a repeat).
- * Also each action's run of consecutive failed attempts, which pauses an action that keeps failing.
+ * Every attempt is a row of its own (`form_delivery_attempts`): made when the row is taken and
+ * settled with the row, so the history matches the `attempts` count. Also each action's run of
+ * consecutive failed attempts, which pauses an action that keeps failing.
  */
 export class Outbox {
   constructor(private readonly db: Db) {}
 
-  /** Rows in flight when the process stopped go back to the queue, due now. Returns how many. */
+  /** Rows in flight when the process stopped go back to the queue, due now, their attempts marked interrupted. Returns how many. */
   recover(now: number): number {
-    return this.db.prepare("UPDATE form_deliveries SET state = 'retrying', next_at = ?, updated_at = ? WHERE state = 'sending'").run(now, now).changes;
+    return this.db.transaction(() => {
+      this.db.prepare(`UPDATE form_delivery_attempts SET outcome = 'interrupted', error = 'the node stopped before the attempt ended; it is made again'
+        WHERE outcome = 'sending' AND delivery_id IN (SELECT id FROM form_deliveries WHERE state = 'sending')`).run();
+      return this.db.prepare("UPDATE form_deliveries SET state = 'retrying', next_at = ?, updated_at = ? WHERE state = 'sending'").run(now, now).changes;
+    })();
   }
 
-  /** Due rows, oldest first, each marked `sending` with its attempt counted (one transaction). */
+  /** Due rows, oldest first, each marked `sending` with its attempt counted and recorded (one transaction). */
   take(now: number, limit: number): DeliveryRow[] {
     return this.db.transaction(() => {
       const rows = this.db.prepare("SELECT * FROM form_deliveries WHERE state IN ('pending', 'retrying') AND next_at <= ? ORDER BY next_at, id LIMIT ?").all(now, limit) as DeliveryRow[];
       const mark = this.db.prepare("UPDATE form_deliveries SET state = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ?");
-      for (const r of rows) { mark.run(now, r.id); r.state = 'sending'; r.attempts++; }
+      const attempt = this.db.prepare(`INSERT INTO form_delivery_attempts (delivery_id, n, started_at)
+        VALUES (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM form_delivery_attempts WHERE delivery_id = ?), ?) RETURNING n`);
+      const prune = this.db.prepare('DELETE FROM form_delivery_attempts WHERE delivery_id = ? AND n <= ?');
+      for (const r of rows) {
+        mark.run(now, r.id);
+        r.state = 'sending';
+        r.attempts++;
+        const { n } = attempt.get(r.id, r.id, now) as { n: number };
+        if (n > ATTEMPTS_KEPT) prune.run(r.id, n - ATTEMPTS_KEPT);
+      }
       return rows;
     })();
+  }
+
+  /** Settles the delivery's attempt in flight. */
+  private settle(id: number, outcome: 'sent' | 'failed', r: AttemptResult): void {
+    this.db.prepare(`UPDATE form_delivery_attempts SET outcome = ?, duration_ms = ?, status = ?, error = ?
+      WHERE delivery_id = ? AND outcome = 'sending'`).run(outcome, Math.max(0, Math.round(r.durationMs)), r.status, r.error, id);
   }
 
   /** The earliest time a row becomes due, or undefined when none waits. */
@@ -51,16 +93,37 @@ export class Outbox {
     return r.t ?? undefined;
   }
 
-  sent(id: number, status: number | null, now: number): void {
-    this.db.prepare("UPDATE form_deliveries SET state = 'sent', last_status = ?, last_error = NULL, sent_at = ?, updated_at = ? WHERE id = ?").run(status, now, now, id);
+  /** The attempt succeeded: the delivery is sent. */
+  sent(id: number, status: number | null, now: number, durationMs: number): void {
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE form_deliveries SET state = 'sent', last_status = ?, last_error = NULL, sent_at = ?, updated_at = ? WHERE id = ?").run(status, now, now, id);
+      this.settle(id, 'sent', { status, error: null, durationMs });
+    })();
   }
 
-  retryAt(id: number, error: string, status: number | null, at: number, now: number): void {
-    this.db.prepare("UPDATE form_deliveries SET state = 'retrying', last_error = ?, last_status = ?, next_at = ?, updated_at = ? WHERE id = ?").run(error, status, at, now, id);
+  /** The attempt failed and another is due at `at`. */
+  retryAt(id: number, error: string, status: number | null, at: number, now: number, durationMs: number): void {
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE form_deliveries SET state = 'retrying', last_error = ?, last_status = ?, next_at = ?, updated_at = ? WHERE id = ?").run(error, status, at, now, id);
+      this.settle(id, 'failed', { status, error, durationMs });
+    })();
   }
 
-  failed(id: number, error: string, status: number | null, now: number): void {
-    this.db.prepare("UPDATE form_deliveries SET state = 'failed', last_error = ?, last_status = ?, updated_at = ? WHERE id = ?").run(error, status, now, id);
+  /** The attempt failed and the delivery is given up (until a retry re-queues it). */
+  failed(id: number, error: string, status: number | null, now: number, durationMs: number): void {
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE form_deliveries SET state = 'failed', last_error = ?, last_status = ?, updated_at = ? WHERE id = ?").run(error, status, now, id);
+      this.settle(id, 'failed', { status, error, durationMs });
+    })();
+  }
+
+  /** The attempts of these deliveries, oldest first, by delivery id. */
+  attemptsOf(ids: readonly number[]): Map<number, AttemptRow[]> {
+    const out = new Map<number, AttemptRow[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return out;
+    const rows = this.db.prepare(`SELECT * FROM form_delivery_attempts WHERE delivery_id IN (${ids.map(() => '?').join(', ')}) ORDER BY delivery_id, n`).all(...ids) as AttemptRow[];
+    for (const r of rows) out.get(r.delivery_id)!.push(r);
+    return out;
   }
 
   /** Drops a row whose action or submission is gone. */

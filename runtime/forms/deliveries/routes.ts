@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { IdParams } from '../../api/schemas.js';
 import type { FormService } from '../forms/service.js';
-import { actionView } from '../forms/views.js';
+import { answerAction } from '../forms/routes/action-answer.js';
 import type { ActionChange, ActionRef, ActionTest, DeliveryListQuery, TemplatePreview } from '../forms/routes/types.js';
 import { requireActionAccess, requireFormAccess } from '../public/access.js';
 import { parsePage } from '../public/list.js';
@@ -24,13 +24,13 @@ export const deliveryRoutes = (forms: FormService, svc: DeliveryService, onEnabl
 
   app.patch<{ Params: IdParams; Body: ActionChange }>('/action/:id', formRoute({
     operationId: 'patch_action_id', summary: 'Change an action', scope: 'forms:write', form: 'action', id: true, body: 'ActionChange', errors: [409],
-    description: 'Only the sent fields change. `config` keys are merged over the stored config (a key sent as null or "" is removed); `conditions` replace the list. Enabling a paused action clears its run of failures.',
-    success: { status: 200, description: 'the action, secrets masked', schema: 'Action' },
-  }), async (req) => {
+    description: 'Only the sent fields change. `config` keys are merged over the stored config (a key sent as null or "" is removed); `conditions` replace the list. Enabling a paused action clears its pause (`paused_at`, `pause_reason`) and its run of failures. A `webhook` action left without a secret (`config.secret: null` rotates it) gets a new one, shown once as `signing_secret`.',
+    success: { status: 200, description: 'the action, secrets masked; `signing_secret` only when one was generated', schema: 'Action' },
+  }), async (req, reply) => {
     const { action_id: _bodyId, ...patch } = req.body;
-    const a = forms.changeAction(action(req, req.params.id), patch);
+    const { action: a, generatedSecret } = forms.changeAction(action(req, req.params.id), patch);
     if (patch.enabled === true) onEnabled(a.id);
-    return actionView(a);
+    return answerAction(reply, a, generatedSecret);
   });
 
   app.delete<{ Params: IdParams; Body: ActionRef }>('/action/:id', formRoute({

@@ -2,18 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { FormActionRow, FormRow } from '../forms/rows.js';
 import { jsonFields } from '../intake/fields.js';
 import type { DeliveryContext } from './context.js';
-import type { DeliveryRow, DeliveryState, Outbox } from './outbox.js';
+import type { AttemptRow, DeliveryRow, DeliveryState, Outbox } from './outbox.js';
 import type { SendOutcome } from './sender.js';
 import { htmlToText, renderHtml, renderSubject, templateVars } from './templates.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A delivery as the API shows it (`api-forms` `Delivery`). */
-export function deliveryView(r: DeliveryRow) {
+/** One attempt as the API shows it (`api-forms` `DeliveryAttempt`). */
+export function attemptView(a: AttemptRow) {
+  return { number: a.n, at: new Date(a.started_at).toISOString(), outcome: a.outcome, status: a.status, error: a.error, duration_ms: a.duration_ms };
+}
+
+/** A delivery as the API shows it (`api-forms` `Delivery`), with its attempts oldest first. */
+export function deliveryView(r: DeliveryRow, attempts: readonly AttemptRow[]) {
   return {
     id: r.id, submission_id: r.submission_id, event: r.event, state: r.state, attempts: r.attempts,
     next_at: r.state === 'pending' || r.state === 'retrying' ? iso(r.next_at) : null,
     last_status: r.last_status, last_error: r.last_error, created_at: new Date(r.created_at).toISOString(), sent_at: iso(r.sent_at),
+    attempt_history: attempts.map(attemptView),
   };
 }
 
@@ -49,7 +55,8 @@ export class DeliveryService {
 
   log(action: FormActionRow, page: number, limit: number, state?: DeliveryState) {
     const { rows, total } = this.outbox.log(action.id, page, limit, state);
-    return { data: rows.map(deliveryView), page, limit, total };
+    const attempts = this.outbox.attemptsOf(rows.map((r) => r.id));
+    return { data: rows.map((r) => deliveryView(r, attempts.get(r.id) ?? [])), page, limit, total };
   }
 
   /** Renders a template against mock data (HTML escaped unless `| raw`); a template error is a 400 naming its line. */

@@ -1,5 +1,5 @@
 import { Liquid } from 'liquidjs';
-import { badRequest } from '../../errors.js';
+import { GslbError } from '../../errors.js';
 import type { SubmissionFields } from '../submissions/types.js';
 import { fieldPairs } from './context.js';
 
@@ -21,19 +21,31 @@ export function templateVars(form: { id: string; name: string }, data: Submissio
   return { form, submission: data, submission_id: id, created_at: createdAt, fields: fieldPairs(data).map(([name, value]) => ({ name, value })) };
 }
 
+/**
+ * A template that does not parse, fails to render, or passes a limit (size, render time, memory):
+ * a 400 in an API answer, and a permanent failure of a delivery (`permanent`: the same template
+ * fails the same way on every attempt, so it is not retried; docs/forms.md "Deliveries").
+ */
+export class TemplateError extends GslbError {
+  readonly permanent = true;
+  constructor(message: string, cause: unknown) {
+    super('API_BAD_REQUEST', message, { cause });
+  }
+}
+
 /** The line and column of a Liquid error, when it has them. */
 function where(err: unknown): string {
   const m = /line:(\d+), col:(\d+)/.exec((err as Error).message);
   return m ? ` at line ${m[1]}, column ${m[2]}` : '';
 }
 
-/** Renders one template; a template that does not parse or fails to render is a 400 naming the part and the line. */
+/** Renders one template; a template that does not parse or fails to render is a {@link TemplateError} naming the part and the line. */
 async function render(engine: Liquid, part: string, source: string, vars: Record<string, unknown>): Promise<string> {
   try {
     return await engine.parseAndRender(source, vars);
   } catch (err) {
     const first = (err as Error).message.split('\n')[0]!.replace(/, line:\d+, col:\d+/, '');
-    throw badRequest(`${part}: template error${where(err)}: ${first}`);
+    throw new TemplateError(`${part}: template error${where(err)}: ${first}`, err);
   }
 }
 

@@ -50,7 +50,7 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
     pause: (action, failures, lastError) => {
       log.warn({ action: action.id, form: action.formId, tenant: action.tenantId, failures, lastError }, 'form action paused after failing repeatedly');
       try {
-        svc.pauseAction(action);
+        svc.pauseAction(action, `failed ${failures} times in a row; last error: ${lastError}`, Date.now());
       } catch (err) {
         log.error({ err, action: action.id }, 'pausing the form action failed');
       }

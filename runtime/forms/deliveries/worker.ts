@@ -99,18 +99,18 @@ export class DeliveryWorker {
     const sub = form && this.deps.submission(row.form_id, row.submission_id);
     if (!action || !form || !sub) return outbox.drop(row.id);
     if (row.event === 'submission.reminder' && sub.claimedAt !== null) return outbox.drop(row.id); // claiming stops reminders
-    if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now());
+    if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now(), 0);
     const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()));
     const now = this.now();
     if (out.ok) {
-      outbox.sent(row.id, out.status, now);
+      outbox.sent(row.id, out.status, now, out.durationMs);
       outbox.noteSuccess(action.id);
       return;
     }
     const delays = this.deps.settings().retryDelaysMs;
     const delay = delays[row.attempts - 1];
-    if (out.retryable && delay !== undefined) outbox.retryAt(row.id, out.detail, out.status, now + delay, now);
-    else outbox.failed(row.id, out.detail, out.status, now);
+    if (out.retryable && delay !== undefined) outbox.retryAt(row.id, out.detail, out.status, now + delay, now, out.durationMs);
+    else outbox.failed(row.id, out.detail, out.status, now, out.durationMs);
     this.deps.log.warn({ delivery: row.id, action: action.id, type: action.type, attempt: row.attempts, detail: out.detail }, 'form delivery attempt failed');
     const run = outbox.noteFailure(action.id, out.detail);
     if (run >= this.deps.settings().pauseAfterFailures && outbox.notePaused(action.id, now)) this.deps.pause(action, run, out.detail);

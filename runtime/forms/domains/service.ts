@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Config } from '../../config/types.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { isDomainName } from '../../net/ip.js';
@@ -96,15 +97,26 @@ export class DomainService {
     return getRow<FormDomainRow>(this.core.holder.current, DOMAIN_KIND, row.id)!;
   }
 
-  /** The records to create for a domain: the TXT proof, and a CNAME (or A/AAAA) to this service when known. */
-  records(row: FormDomainRow): DnsRecord[] {
-    const s = this.settings();
+  /**
+   * The records to create for a domain: the TXT proof, and the record that points the host at
+   * this service. That is an A or AAAA record to `forms.domains.address` when set; otherwise a
+   * CNAME to `forms.domains.target`, else to the host of `api.publicURL`, else to the host the
+   * request came to (`requestHost`, as the snippets use the request's origin). A target that is an
+   * IP address gives an A or AAAA record instead (a CNAME names a host).
+   */
+  records(row: FormDomainRow, requestHost?: string): DnsRecord[] {
     const out: DnsRecord[] = [{ type: 'TXT', name: challengeName(row.hostname), value: challengeValue(row.token) }];
-    if (s.address) out.push({ type: s.address.includes(':') ? 'AAAA' : 'A', name: row.hostname, value: s.address });
-    else {
-      const target = s.target ?? (s.publicURL ? new URL(s.publicURL).hostname : undefined);
-      if (target) out.push({ type: 'CNAME', name: row.hostname, value: target });
-    }
+    const point = this.pointer(requestHost);
+    if (point) out.push({ type: point.type, name: row.hostname, value: point.value });
     return out;
+  }
+
+  /** What a custom domain points at (see {@link records}), or undefined when nothing is known. */
+  private pointer(requestHost: string | undefined): { type: 'CNAME' | 'A' | 'AAAA'; value: string } | undefined {
+    const s = this.settings();
+    const target = (s.address ?? s.target ?? (s.publicURL ? new URL(s.publicURL).hostname : requestHost))?.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+    if (!target) return undefined;
+    const family = isIP(target);
+    return family === 0 ? { type: 'CNAME', value: target } : { type: family === 6 ? 'AAAA' : 'A', value: target };
   }
 }

@@ -67,7 +67,7 @@ export const ACTION_TYPE_TABLE: readonly ActionType[] = [
     type: 'webhook', description: 'POSTs each submission as JSON to a URL',
     config: [
       key('url', 'url', 'http(s) URL to POST to', { required: true }),
-      key('secret', 'string', 'Standard Webhooks signing secret (whsec_<base64>, or any string): the webhook-signature header', { secret: true }),
+      key('secret', 'string', 'Standard Webhooks signing secret (whsec_<base64>, or any string): the webhook-signature header; generated when not given, and answered once as signing_secret', { secret: true }),
       key('headers', 'headers', 'extra request headers (name → value)', { secret: true }),
       events,
     ],

@@ -13,8 +13,8 @@ export interface ActionInput {
   conditions_mode?: ConditionsMode | null | undefined;
 }
 
-/** The fields of an action row that a request sets (the rest is identity and time). */
-export type ActionFields = Pick<FormActionRow, 'type' | 'name' | 'enabled' | 'config' | 'conditions' | 'conditions_mode'>;
+/** The fields of an action row that a request sets (the rest is identity and time), and its pause. */
+export type ActionFields = Pick<FormActionRow, 'type' | 'name' | 'enabled' | 'config' | 'conditions' | 'conditions_mode' | 'pausedAt' | 'pauseReason'>;
 
 /** A config without empty values: null and '' mean "not set". */
 const cleanConfig = (config: Readonly<Record<string, unknown>>): Record<string, unknown> =>
@@ -50,7 +50,8 @@ export type ActionPatch = Partial<Omit<ActionInput, 'type' | 'config'>> & { conf
  * An action after a change (forms-api.md §2: "on change only the keys to change are sent and they
  * are merged over the existing config"): `config` keys are merged, a key sent as null or '' is
  * removed; `conditions` replace the list ([] clears it); null leaves any other field as it is
- * (`name: ''` clears the name). Pure; validation is {@link actionProblems} on the result.
+ * (`name: ''` clears the name). An action enabled after the change is no longer paused. Pure;
+ * validation is {@link actionProblems} on the result.
  */
 export function changeAction(current: ActionFields, patch: ActionPatch): ActionFields {
   const out: ActionFields = structuredClone(current);
@@ -59,5 +60,9 @@ export function changeAction(current: ActionFields, patch: ActionPatch): ActionF
   if (patch.enabled !== undefined && patch.enabled !== null) out.enabled = patch.enabled;
   if (patch.conditions !== undefined && patch.conditions !== null) out.conditions = actionFields({ type: current.type, config: {}, conditions: patch.conditions }).conditions;
   if (patch.conditions_mode !== undefined && patch.conditions_mode !== null) out.conditions_mode = patch.conditions_mode;
+  if (out.enabled && (out.pausedAt != null || out.pauseReason != null)) {
+    out.pausedAt = null;
+    out.pauseReason = null;
+  }
   return out;
 }

@@ -31,6 +31,10 @@ export interface FormActionRow extends GenericRow {
   config: Record<string, unknown>;
   conditions: Condition[];
   conditions_mode: ConditionsMode;
+  /** when the delivery worker paused it after repeated failures (ms); absent or null otherwise, and cleared when it is enabled again */
+  pausedAt?: number | null;
+  /** why it was paused: the run of failures and the last error */
+  pauseReason?: string | null;
   createdAt: number | null;
   updatedAt: number | null;
 }

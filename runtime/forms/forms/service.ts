@@ -3,6 +3,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { actionFields, actionProblems, changeAction, type ActionInput, type ActionPatch } from './actions.js';
 import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, type PlanUsage, type WorkspacePlan } from './plans.js';
 import type { FormActionRow, FormRow } from './rows.js';
+import { withSigningSecret } from './signing-secret.js';
 import { buildSchema, EMPTY_SCHEMA, schemaProblems, type SchemaField } from './schema-fields.js';
 import { changeSettings, createSettings, problemsMessage, settingsOf, settingsProblems, type SettingProblem, type SettingsInput } from './settings.js';
 import type { FormStore } from './store.js';
@@ -145,12 +146,17 @@ export class FormService {
     return row;
   }
 
-  /** Changes an action: config keys merged, the whole checked (400 naming each problem); a git action: 409. */
-  changeAction(action: FormActionRow, patch: ActionPatch): FormActionRow {
+  /**
+   * Changes an action: config keys merged, the whole checked (400 naming each problem); a git
+   * action: 409. Enabling it clears a pause. A `webhook` left without a secret gets one generated
+   * (./signing-secret.ts), returned as `generatedSecret` for the answer to show once.
+   */
+  changeAction(action: FormActionRow, patch: ActionPatch): { action: FormActionRow; generatedSecret: string | undefined } {
     assertApiWritable(action);
     const next = changeAction(action, patch);
     refuse(actionProblems(next));
-    return this.store.updateAction(action, next);
+    const signed = withSigningSecret(next);
+    return { action: this.store.updateAction(action, signed.fields), generatedSecret: signed.generated };
   }
 
   /** Deletes an action (its queued deliveries go with it); a git action: 409. */
@@ -159,18 +165,26 @@ export class FormService {
     this.store.removeAction(action);
   }
 
-  /** Switches an action off (an action that keeps failing), whatever its origin. */
-  pauseAction(action: FormActionRow): void {
+  /**
+   * Pauses an action that keeps failing: `enabled: false` with `pausedAt` and `pauseReason`, so it
+   * is told apart from one switched off by hand. A git action is left as written (its file decides).
+   */
+  pauseAction(action: FormActionRow, reason: string, at: number): void {
     const current = this.store.actionById(action.id);
-    if (current?.enabled && current.origin === 'api') this.store.updateAction(current, { ...current, enabled: false });
+    if (current?.enabled && current.origin === 'api') this.store.updateAction(current, { ...current, enabled: false, pausedAt: at, pauseReason: reason });
   }
 
-  /** Adds an action: config and conditions checked, the plan's actions per form respected. */
-  addAction(form: FormRow, input: ActionInput): FormActionRow {
+  /**
+   * Adds an action: config and conditions checked, the plan's actions per form respected. A
+   * `webhook` sent without a secret gets one generated, returned as `generatedSecret` for the
+   * answer to show once.
+   */
+  addAction(form: FormRow, input: ActionInput): { action: FormActionRow; generatedSecret: string | undefined } {
     assertApiWritable(form, 'add to');
     const fields = actionFields(input);
     refuse(actionProblems(fields));
     assertActionsAllowed(this.planOf(form.tenantId), this.store.actionsOf(form.id).length);
-    return this.store.addAction(form, fields);
+    const signed = withSigningSecret(fields);
+    return { action: this.store.addAction(form, signed.fields), generatedSecret: signed.generated };
   }
 }

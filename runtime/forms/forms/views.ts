@@ -1,6 +1,7 @@
 import { maskConfig } from './action-types.js';
 import type { FormActionRow, FormRow } from './rows.js';
 import { settingsOf } from './settings.js';
+import { actionWarnings } from './signing-secret.js';
 
 /** An ISO 8601 time from ms, or null. */
 export const isoOrNull = (ms: number | null | undefined): string | null => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
@@ -22,7 +23,11 @@ export function formView(row: FormRow) {
   };
 }
 
-/** An action as the API shows it: secrets in its config masked (docs/forms.md "Actions"). */
+/**
+ * An action as the API shows it: secrets in its config masked, its pause (`paused_at`,
+ * `pause_reason`: null unless the delivery worker paused it) and its warnings (docs/forms.md
+ * "Actions").
+ */
 export function actionView(row: FormActionRow) {
   return {
     id: row.id,
@@ -33,6 +38,9 @@ export function actionView(row: FormActionRow) {
     config: maskConfig(row.type, row.config),
     conditions: row.conditions,
     conditions_mode: row.conditions_mode,
+    paused_at: isoOrNull(row.pausedAt),
+    pause_reason: row.pauseReason ?? null,
+    warnings: actionWarnings(row),
     origin: row.origin,
     created_at: isoOrNull(row.createdAt),
     updated_at: isoOrNull(row.updatedAt),

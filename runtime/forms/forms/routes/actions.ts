@@ -7,6 +7,7 @@ import { ACTION_TYPE_TABLE } from '../action-types.js';
 import type { FormService } from '../service.js';
 import { actionView } from '../views.js';
 import type { ActionCreate, PageQuery } from './types.js';
+import { answerAction } from './action-answer.js';
 
 /** A form's actions (list with secrets masked, create) and the action types. */
 export const actionRoutes = (svc: FormService): FastifyPluginAsync => async (app) => {
@@ -25,10 +26,12 @@ export const actionRoutes = (svc: FormService): FastifyPluginAsync => async (app
   });
   app.post<{ Params: IdParams; Body: ActionCreate }>('/form/:id/action', formRoute({
     operationId: 'post_form_id_action', summary: 'Add an action to a form', scope: 'forms:write', form: 'path', id: true, body: 'ActionCreate', errors: [409],
-    success: { status: 201, description: 'the new action, secrets masked', schema: 'Action' },
+    description: 'A `webhook` action sent without `config.secret` gets a Standard Webhooks secret (`whsec_` and 32 random bytes in base64), shown once as `signing_secret` and never again, so every delivery is signed.',
+    success: { status: 201, description: 'the new action, secrets masked; `signing_secret` only when one was generated', schema: 'Action' },
   }), async (req, reply) => {
     const form = svc.require(callerOf(req).tenantId, req.params.id);
     const { form_id: _bodyId, ...input } = req.body;
-    return reply.status(201).send(actionView(svc.addAction(form, input)));
+    const { action, generatedSecret } = svc.addAction(form, input);
+    return answerAction(reply.status(201), action, generatedSecret);
   });
 };
