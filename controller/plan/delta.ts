@@ -11,7 +11,7 @@ import type { Change, Plan } from './types.js';
 /**
  * Plans for one-resource REST writes (DESIGN: "REST write → desired delta (one resource)"). Each
  * returns a Plan for the one applier. Pure. Errors: 409 (GslbError API_CONFLICT) when the row, or
- * the parent it would be created under, is owned by git (DESIGN decision 3).
+ * the parent it would be created under, is owned by git (DESIGN decision 3) or by the config file.
  */
 function wrap(s: Snapshot, revision: string, changes: Change[]): Plan {
   const ordered = orderChanges(changes);
@@ -21,8 +21,14 @@ function wrap(s: Snapshot, revision: string, changes: Change[]): Plan {
   };
 }
 
-/** Refuses a REST write to a git-owned row with a 409 that names the file and commit to change. */
+/**
+ * Refuses a REST write to a git-owned row with a 409 that names the file and commit to change, and
+ * to a row of the config file (the static pool) with a 409 that names the file's key.
+ */
 export function assertApiWritable(row: Row, action = 'change'): void {
+  if (row.origin === 'config') {
+    throw conflict(`${kindInfo(row.kind).label(row)} is read-only: it comes from the config file (${row.source ?? 'loadbalancer.endpoints'}); ${action} it there and restart gslbd`);
+  }
   if (row.origin !== 'git') return;
   const where = row.source ? `declared in ${row.source} at commit ${row.revision.slice(0, 12)}` : `commit ${row.revision.slice(0, 12)}`;
   throw conflict(`${kindInfo(row.kind).label(row)} is managed by git (${where}); ${action} it in the config repo instead`);

@@ -1,10 +1,9 @@
 import type { Config } from '../config/types.js';
-import { parseDuration } from '../config/duration.js';
 import { HEALTHCHECK_DEFAULTS } from '../model/normalize.js';
 import type { HealthCheckFields, HealthCheckRow, MemberRow } from '../model/types.js';
 import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { targetKey, type CheckTarget } from './types.js';
-import { STATIC_POOL_ID } from './view.js';
+import { STATIC_POOL_ID, staticCheckFields } from '../model/static-pool.js';
 
 const FIELD_NAMES = Object.keys(HEALTHCHECK_DEFAULTS) as (keyof HealthCheckFields)[];
 
@@ -52,30 +51,6 @@ export function* snapshotTargetSteps(s: Snapshot, out: Map<string, CheckTarget>)
       if (!out.has(key)) out.set(key, { key, poolId: hc.poolId, ip: m.ipAddress, port: check.port, check, checkKey, checkId: hc.id });
     }
   }
-}
-
-/** The file's `health.*` block as check fields (gslb-config-auth.md §2; meanings of document 2). */
-export function staticCheckFields(h: Config['health']): HealthCheckFields {
-  return {
-    type: h.type,
-    port: h.port,
-    intervalMs: parseDuration(h.checkinterval) || HEALTHCHECK_DEFAULTS.intervalMs,
-    timeoutMs: parseDuration(h.timeout) || HEALTHCHECK_DEFAULTS.timeoutMs,
-    httpPath: h.http.path || '/',
-    httpHost: h.http.host,
-    httpExpectedStatus: h.http.expectedstatus,
-    httpContains: h.http.contains,
-    tls: h.http.tls,
-    insecureSkipVerify: h.http.insecureSkipVerify,
-    scoreWindow: h.scoreWindow,
-    icmpCount: h.icmpCount,
-    scriptPath: h.scriptPath ?? '',
-    scriptContent: h.scriptContent ?? '',
-    webhookURL: h.webhookURL ?? '',
-    webhookMethod: h.webhookMethod,
-    rise: h.rise,
-    fall: h.fall,
-  };
 }
 
 /**

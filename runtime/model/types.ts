@@ -1,8 +1,10 @@
 /**
  * Resource rows: the unit the Plan creates, updates and deletes, the store persists and the
  * Snapshot indexes. Every row records who owns it (`origin`) and which revision last wrote it.
+ * `config` rows are the daemon's config file's (the static pool, runtime/model/static-pool.ts):
+ * they are built at start, read alongside the snapshot's rows, and never planned, stored or written.
  */
-export type Origin = 'git' | 'api';
+export type Origin = 'git' | 'api' | 'config';
 
 export interface RowMeta {
   id: string;
@@ -10,7 +12,7 @@ export interface RowMeta {
   origin: Origin;
   /** revision that last wrote the row: a commit SHA for git rows, `api:<id>` for REST writes */
   revision: string;
-  /** for git rows: the manifest file that declares it */
+  /** for git rows: the manifest file that declares it; for config rows: the config file key */
   source?: string | undefined;
   /** for git rows: the natural key the planner matches on (`eu`, `eu/10.0.0.1:80`) */
   key?: string | undefined;

@@ -1,17 +1,19 @@
 import type { Core } from '../app.js';
-import type { MemberRow, PoolRow } from '../model/types.js';
 import { toApi } from '../model/public.js';
-import { childrenOf } from '../snapshot/snapshot.js';
 import { listVisible, type Viewer } from '../tenancy/visibility.js';
+import { geoRulesOf, membersOf, visiblePools } from './pool-rows.js';
 
-/** Dashboard statistics (gslb-api.md §2) over the rows and live-feed clients the caller may see. */
+/**
+ * Dashboard statistics (gslb-api.md §2) over the rows and live-feed clients the caller may see;
+ * pools and members include the config file's static pool (pool-rows.ts).
+ */
 export function dashboardStats(core: Core, viewer: Viewer) {
   const s = core.holder.current;
-  const pools = listVisible<PoolRow>(s, viewer, 'pool');
+  const pools = visiblePools(core, viewer);
   let totalMembers = 0;
   let healthy = 0;
   for (const p of pools) {
-    for (const m of childrenOf<MemberRow>(s, p.id, 'member')) {
+    for (const m of membersOf(core, p.id)) {
       totalMembers++;
       if (core.health.isHealthy(m.poolId, m.ipAddress)) healthy++;
     }
@@ -29,15 +31,15 @@ export function dashboardStats(core: Core, viewer: Viewer) {
   };
 }
 
-/** The dashboard's initial-load document (gslb-api.md §2 "Snapshot"). */
+/** The dashboard's initial-load document (gslb-api.md §2 "Snapshot"), the static pool included. */
 export function snapshotDocument(core: Core, viewer: Viewer) {
   const s = core.holder.current;
-  const pools = listVisible<PoolRow>(s, viewer, 'pool');
+  const pools = visiblePools(core, viewer);
   const members: Record<string, unknown[]> = {};
   const healthStatus: Record<string, Record<string, { healthy: boolean; score: number; lastChecked: number }>> = {};
   const geoRules: Record<string, unknown[]> = {};
   for (const p of pools) {
-    const ms = childrenOf<MemberRow>(s, p.id, 'member');
+    const ms = membersOf(core, p.id);
     members[p.id] = ms.map(toApi);
     const hs: Record<string, { healthy: boolean; score: number; lastChecked: number }> = {};
     for (const m of ms) {
@@ -45,7 +47,7 @@ export function snapshotDocument(core: Core, viewer: Viewer) {
       hs[m.ipAddress] = { healthy: e?.healthy ?? true, score: e?.score ?? 1, lastChecked: e?.lastChecked ?? 0 };
     }
     healthStatus[p.id] = hs;
-    geoRules[p.id] = childrenOf(s, p.id, 'georule').map(toApi);
+    geoRules[p.id] = geoRulesOf(core, p.id).map(toApi);
   }
   return {
     pools: pools.map(toApi), members, services: listVisible(s, viewer, 'service').map(toApi), healthStatus, geoRules,

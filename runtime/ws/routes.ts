@@ -3,9 +3,7 @@ import websocket from '@fastify/websocket';
 import type { Core } from '../app.js';
 import { unauthorized } from '../errors.js';
 import { toApi } from '../model/public.js';
-import type { MemberRow, PoolRow } from '../model/types.js';
-import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
-import { visibleTo } from '../tenancy/visibility.js';
+import { membersOf, visiblePools } from '../resources/pool-rows.js';
 import type { WsHub, WsClient } from './hub.js';
 import type { WsClaims, WsTokens } from './token.js';
 import { STATS_MESSAGE, statsForTenant } from './stats.js';
@@ -19,14 +17,11 @@ declare module 'fastify' {
 /** Largest message accepted from a client; clients have nothing to say beyond pings. */
 const MAX_CLIENT_PAYLOAD = 4096;
 
-/** The current members as `member_update` messages with action `snapshot`, one per member. */
+/** The current members (the static pool's included) as `member_update` messages with action `snapshot`, one per member. */
 export function memberSnapshotMessages(core: Core, tenantId: string | null): { type: string; payload: unknown }[] {
-  const s = core.holder.current;
   const out: { type: string; payload: unknown }[] = [];
-  const who = { kind: 'user' as const, tenantId, actor: 'ws' };
-  for (const p of rowsOf<PoolRow>(s, 'pool').values()) {
-    if (!visibleTo(who, p)) continue;
-    for (const m of childrenOf<MemberRow>(s, p.id, 'member')) {
+  for (const p of visiblePools(core, { tenantId })) {
+    for (const m of membersOf(core, p.id)) {
       out.push({ type: 'member_update', payload: { action: 'snapshot', poolId: p.id, member: toApi(m) } });
     }
   }

@@ -1,13 +1,14 @@
-import type { Row } from '../model/types.js';
+import { DEFAULT_TENANT, type Row } from '../model/types.js';
 import { getRow, type Snapshot } from '../snapshot/snapshot.js';
-import { STATIC_POOL_ID } from '../health/view.js';
+import { STATIC_POOL_ID } from '../model/static-pool.js';
 
 /** `undefined`: the resource is unknown (nobody tenant-bound sees it); `null`: everyone may see it. */
 export type MessageTenant = string | null | undefined;
 
 function tenantOfRow(kind: string, id: unknown, snapshots: readonly Snapshot[]): MessageTenant {
   if (typeof id !== 'string') return undefined;
-  if (kind === 'pool' && id === STATIC_POOL_ID) return null; // file endpoints belong to the node
+  // the config file's static pool is the system's, in its tenant like the config repo's rows
+  if (kind === 'pool' && id === STATIC_POOL_ID) return DEFAULT_TENANT;
   for (const s of snapshots) {
     const row = getRow<Row>(s, kind, id);
     if (row) return row.tenantId;

@@ -134,7 +134,7 @@ async function call<Op>(base: string, method: string, path: string, body?: Body<
 export async function renamePool(base: string, name: string): Promise<string> {
   const created = await call<operations['createPool']>(base, 'POST', '/api/v1/pools', { name });
   const id: string = created.id;
-  const origin: 'git' | 'api' = created.origin;
+  const origin: 'git' | 'api' | 'config' = created.origin;
   const pool = await call<operations['getPool']>(base, 'GET', '/api/v1/pools/' + encodeURIComponent(id));
   return origin + ':' + pool.name;
 }

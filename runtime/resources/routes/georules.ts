@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { GeoRuleRow, PoolRow } from '../../model/types.js';
+import type { GeoRuleRow } from '../../model/types.js';
 import { toApi } from '../../model/public.js';
 import { geoRuleFields } from '../../model/normalize.js';
 import { planCreate, planDelete } from '../../../controller/plan/delta.js';
-import { childrenOf, getRow } from '../../snapshot/snapshot.js';
+import { getRow } from '../../snapshot/snapshot.js';
 import { requireRow } from '../../tenancy/visibility.js';
+import { findPool, findWritablePool, geoRulesOf } from '../pool-rows.js';
 import { write } from '../write.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { GeoRuleBody } from './types.js';
@@ -19,7 +20,7 @@ export const geoRuleRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     config: { permission: 'pools:write' },
     schema: { operationId: 'createGeoRule', summary: 'Add a geo rule to a pool', tags, params: idParams, body: ref('GeoRuleBody'), response: { 201: { description: 'the new rule', ...geoRule }, ...errorResponses(400, 404, 409) } },
   }, async (req, reply) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const pool = findWritablePool(core, req.principal, req.params.id, 'add geo rules to');
     const row: GeoRuleRow = { kind: 'georule', id: core.newId(), poolId: pool.id, ...geoRuleFields(req.body), origin: 'api', revision: '', tenantId: pool.tenantId };
     const s = write(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'georule', row.id)!));
@@ -28,8 +29,8 @@ export const geoRuleRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     config: { permission: 'pools:read' },
     schema: { operationId: 'listGeoRules', summary: 'List the geo rules of a pool', tags, params: idParams, response: { 200: { description: 'the rules in storage order', type: 'array', items: geoRule }, ...errorResponses(400, 404) } },
   }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
-    return childrenOf(core.holder.current, pool.id, 'georule').map(toApi);
+    const pool = findPool(core, req.principal, req.params.id);
+    return geoRulesOf(core, pool.id).map(toApi);
   });
   app.delete<{ Params: IdParams }>('/georules/:id', {
     config: { permission: 'pools:write' },

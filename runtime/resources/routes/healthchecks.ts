@@ -5,10 +5,10 @@ import type { Principal } from '../../auth/principal.js';
 import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../model/script-policy.js';
 import { toApi } from '../../model/public.js';
 import { healthCheckFields } from '../../model/normalize.js';
-import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { childrenOf, getRow } from '../../snapshot/snapshot.js';
+import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
+import { getRow } from '../../snapshot/snapshot.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import { requireRow } from '../../tenancy/visibility.js';
+import { findPool, healthCheckOf } from '../pool-rows.js';
 import { write } from '../write.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { HealthCheckBody } from './types.js';
@@ -31,9 +31,20 @@ function assertScriptAllowed(core: Core, principal: Principal, fields: HealthChe
   if (refusal) throw refusal.status === 403 ? forbidden(refusal.reason) : badRequest(refusal.reason);
 }
 
-/** The one health check of a pool: upsert, read, delete. Script checks: {@link assertScriptAllowed}. */
+/**
+ * The pool's check, or the pool itself when it has none, refused (409) when it belongs to the
+ * config file: the static pool's check is the file's `health` block.
+ */
+function assertCheckWritable(pool: PoolRow, check: HealthCheckRow | undefined, action: string): void {
+  if (pool.origin === 'config') assertApiWritable(check ?? pool, action);
+}
+
+/**
+ * The one health check of a pool: upsert, read, delete. Script checks: {@link assertScriptAllowed}.
+ * The static pool's check (the config file's `health` block) reads like any other and is read-only.
+ */
 export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app) => {
-  const current = (poolId: string) => childrenOf<HealthCheckRow>(core.holder.current, poolId, 'healthcheck')[0];
+  const current = (poolId: string) => healthCheckOf(core, poolId);
   app.put<{ Body: HealthCheckBody; Params: IdParams }>('/pools/:id/healthcheck', {
     config: { permission: 'pools:write' },
     schema: {
@@ -41,7 +52,8 @@ export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app)
       response: { 200: { description: 'the health check with every default applied', ...healthCheck }, ...errorResponses(400, 404, 409) },
     },
   }, async (req) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const pool = findPool(core, req.principal, req.params.id);
+    assertCheckWritable(pool, current(pool.id), 'change');
     const fields = healthCheckFields(req.body);
     assertScriptAllowed(core, req.principal, fields);
     const cur = current(pool.id);
@@ -54,17 +66,18 @@ export const healthCheckRoutes = (core: Core): FastifyPluginAsync => async (app)
     config: { permission: 'pools:read' },
     schema: { operationId: 'getHealthCheck', summary: "Read a pool's health check", tags, params: idParams, response: { 200: { description: 'the health check', ...healthCheck }, ...errorResponses(400, 404) } },
   }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
+    const pool = findPool(core, req.principal, req.params.id);
     const hc = current(pool.id);
-    if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
+    if (!hc) throw notFound(pool.origin === 'config' ? `pool ${pool.id} has no health check: health.enabled is false in the config file` : `pool ${pool.id} has no health check configured`);
     return toApi(hc);
   });
   app.delete<{ Params: IdParams }>('/pools/:id/healthcheck', {
     config: { permission: 'pools:write' },
     schema: { operationId: 'deleteHealthCheck', summary: "Delete a pool's health check", tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
   }, async (req, reply) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
+    const pool = findPool(core, req.principal, req.params.id);
     const hc = current(pool.id);
+    assertCheckWritable(pool, hc, 'delete');
     if (!hc) throw notFound(`pool ${pool.id} has no health check configured`);
     write(core, (snap, rev) => planDelete(snap, hc, rev));
     return reply.status(204).send();

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { MemberRow, PoolRow } from '../../model/types.js';
+import type { MemberRow } from '../../model/types.js';
 import { toApi } from '../../model/public.js';
 import { memberCreateFields, memberUpdateFields } from '../../model/normalize.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { childrenOf, getRow } from '../../snapshot/snapshot.js';
+import { getRow } from '../../snapshot/snapshot.js';
 import { conflict } from '../../errors.js';
-import { requireRow } from '../../tenancy/visibility.js';
+import { findMember, findPool, findWritableMember, findWritablePool, membersOf } from '../pool-rows.js';
 import { write } from '../write.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { MemberCreate, MemberUpdate } from './types.js';
@@ -15,7 +15,7 @@ const member = apiRef('resources', 'Member');
 const tags = ['members'];
 
 function assertUniqueEndpoint(core: Core, poolId: string, ip: string, port: number, selfId?: string): void {
-  const dup = childrenOf<MemberRow>(core.holder.current, poolId, 'member').find((m) => m.ipAddress === ip && m.port === port && m.id !== selfId);
+  const dup = membersOf(core, poolId).find((m) => m.ipAddress === ip && m.port === port && m.id !== selfId);
   if (dup) throw conflict(`pool ${poolId} already has a member ${ip}:${port} (${dup.id})`);
 }
 
@@ -28,7 +28,7 @@ export const memberRoutes = (core: Core): FastifyPluginAsync => async (app) => {
       response: { 201: { description: 'the new member (weight 1 when sent as 0 or less, enabled by default)', ...member }, ...errorResponses(400, 404, 409) },
     },
   }, async (req, reply) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
+    const pool = findWritablePool(core, req.principal, req.params.id, 'add members to');
     const f = memberCreateFields(req.body);
     assertUniqueEndpoint(core, pool.id, f.ipAddress, f.port);
     const row: MemberRow = { kind: 'member', id: core.newId(), poolId: pool.id, ...f, origin: 'api', revision: '', tenantId: pool.tenantId };
@@ -39,13 +39,13 @@ export const memberRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     config: { permission: 'pools:read' },
     schema: { operationId: 'listMembers', summary: 'List the members of a pool', tags, params: idParams, response: { 200: { description: 'the members in storage order', type: 'array', items: member }, ...errorResponses(400, 404) } },
   }, async (req) => {
-    const pool = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
-    return childrenOf(core.holder.current, pool.id, 'member').map(toApi);
+    const pool = findPool(core, req.principal, req.params.id);
+    return membersOf(core, pool.id).map(toApi);
   });
   app.get<{ Params: IdParams }>('/members/:id', {
     config: { permission: 'pools:read' },
     schema: { operationId: 'getMember', summary: 'Read a member', tags, params: idParams, response: { 200: { description: 'the member', ...member }, ...errorResponses(400, 404) } },
-  }, async (req) => toApi(requireRow(core.holder.current, req.principal, 'member', req.params.id)));
+  }, async (req) => toApi(findMember(core, req.principal, req.params.id)));
   app.put<{ Body: MemberUpdate; Params: IdParams }>('/members/:id', {
     config: { permission: 'pools:write' },
     schema: {
@@ -54,7 +54,7 @@ export const memberRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     },
   }, async (req) => {
     const { id } = req.params;
-    const cur = requireRow<MemberRow>(core.holder.current, req.principal, 'member', id);
+    const cur = findWritableMember(core, req.principal, id);
     const next = memberUpdateFields(cur, req.body);
     if (next.ipAddress !== cur.ipAddress || next.port !== cur.port) assertUniqueEndpoint(core, cur.poolId, next.ipAddress, next.port, cur.id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, next, rev));
@@ -64,7 +64,7 @@ export const memberRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     config: { permission: 'pools:write' },
     schema: { operationId: 'deleteMember', summary: 'Delete a member', tags, params: idParams, response: { ...noContent('deleted'), ...errorResponses(400, 404, 409) } },
   }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'member', req.params.id);
+    const cur = findWritableMember(core, req.principal, req.params.id, 'delete');
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

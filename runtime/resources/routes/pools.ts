@@ -4,7 +4,8 @@ import type { PoolRow } from '../../model/types.js';
 import { toApi } from '../../model/public.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { getRow } from '../../snapshot/snapshot.js';
-import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
+import { tenantFor } from '../../tenancy/visibility.js';
+import { findPool, findWritablePool, visiblePools } from '../pool-rows.js';
 import { write } from '../write.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { PoolBody } from './types.js';
@@ -12,7 +13,10 @@ import type { PoolBody } from './types.js';
 const pool = apiRef('resources', 'Pool');
 const tags = ['pools'];
 
-/** /pools: create, list, read, rename, delete (cascades to members, health check and geo rules). */
+/**
+ * /pools: create, list, read, rename, delete (cascades to members, health check and geo rules).
+ * Lists and reads include the config file's static pool; renaming or deleting it answers 409.
+ */
 export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   app.post<{ Body: PoolBody }>('/pools', {
     config: { permission: 'pools:write' },
@@ -24,18 +28,18 @@ export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
   });
   app.get('/pools', {
     config: { permission: 'pools:read' },
-    schema: { operationId: 'listPools', summary: 'List the pools', tags, response: { 200: { description: "the caller's pools", type: 'array', items: pool }, ...errorResponses() } },
-  }, async (req) => listVisible<PoolRow>(core.holder.current, req.principal, 'pool').map(toApi));
+    schema: { operationId: 'listPools', summary: 'List the pools', tags, response: { 200: { description: "the caller's pools (the config file's static pool first, when configured and visible)", type: 'array', items: pool }, ...errorResponses() } },
+  }, async (req) => visiblePools(core, req.principal).map(toApi));
   app.get<{ Params: IdParams }>('/pools/:id', {
     config: { permission: 'pools:read' },
     schema: { operationId: 'getPool', summary: 'Read a pool', tags, params: idParams, response: { 200: { description: 'the pool', ...pool }, ...errorResponses(400, 404) } },
-  }, async (req) => toApi(requireRow(core.holder.current, req.principal, 'pool', req.params.id)));
+  }, async (req) => toApi(findPool(core, req.principal, req.params.id)));
   app.put<{ Body: PoolBody; Params: IdParams }>('/pools/:id', {
     config: { permission: 'pools:write' },
     schema: { operationId: 'updatePool', summary: 'Rename a pool', tags, params: idParams, body: ref('PoolBody'), response: { 200: { description: 'the pool', ...pool }, ...errorResponses(400, 404, 409) } },
   }, async (req) => {
     const { id } = req.params;
-    const cur = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', id);
+    const cur = findWritablePool(core, req.principal, id);
     const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, name: req.body.name }, rev));
     return toApi(getRow(s, 'pool', id)!);
   });
@@ -43,7 +47,7 @@ export const poolRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     config: { permission: 'pools:write' },
     schema: { operationId: 'deletePool', summary: 'Delete a pool with its members, health check and geo rules', tags, params: idParams, response: { ...noContent('deleted; services that pointed at the pool now have poolId null'), ...errorResponses(400, 404, 409) } },
   }, async (req, reply) => {
-    const cur = requireRow(core.holder.current, req.principal, 'pool', req.params.id);
+    const cur = findWritablePool(core, req.principal, req.params.id, 'delete');
     write(core, (snap, rev) => planDelete(snap, cur, rev));
     return reply.status(204).send();
   });

@@ -7,9 +7,10 @@ import { planCreate, planDelete, planUpdate } from '../../../controller/plan/del
 import { getRow, rowsOf } from '../../snapshot/snapshot.js';
 import { badRequest, conflict, forbidden } from '../../errors.js';
 import { checkNameClaim, nameRules } from '../../tenancy/names.js';
-import { listVisible, requireRow, tenantFor } from '../../tenancy/visibility.js';
+import { listVisible, requireRow, tenantFor, visibleTo } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
 import { foreignRedirectClaims } from '../../redirect/ownership.js';
+import { STATIC_POOL_ID, staticPoolOf } from '../../model/static-pool.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { ServiceBody } from './types.js';
 
@@ -22,6 +23,11 @@ const tags = ['services'];
  * come across tenants, other tenants' redirect hosts included) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
  */
 function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, tenant: string, selfId?: string): void {
+  const statics = staticPoolOf(core.config);
+  if (f.poolId === STATIC_POOL_ID && statics && visibleTo(req.principal, statics.pool)) {
+    // DNS serves the static pool for dns.domain only (docs/api.md "The static pool")
+    throw badRequest(`poolId: pool ${STATIC_POOL_ID} is the config file's loadbalancer.endpoints, served for dns.domain only; a service cannot use it`);
+  }
   if (f.poolId !== null) {
     const pool = getRow(core.holder.current, 'pool', f.poolId);
     if (!pool || (req.principal.tenantId !== null && pool.tenantId !== req.principal.tenantId)) throw badRequest(`poolId: pool ${f.poolId} does not exist`);

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { MemberRow, PoolRow } from '../../model/types.js';
-import { childrenOf } from '../../snapshot/snapshot.js';
-import { requireRow } from '../../tenancy/visibility.js';
+import type { MemberRow } from '../../model/types.js';
+import { findMember, findPool, membersOf } from '../pool-rows.js';
 import { apiRef, errorResponses, idParams, type IdParams } from '../../api/schemas.js';
 
 const status = apiRef('resources', 'MemberStatus');
@@ -34,11 +33,11 @@ export const statusRoutes = (core: Core): FastifyPluginAsync => async (app) => {
     config: { permission: 'pools:read' },
     schema: { operationId: 'getPoolStatus', summary: 'Health of every member of a pool', tags, params: idParams, response: { 200: { description: 'one entry per member, in storage order', type: 'array', items: status }, ...errorResponses(400, 404) } },
   }, async (req) => {
-    const pool = requireRow<PoolRow>(core.holder.current, req.principal, 'pool', req.params.id);
-    return childrenOf<MemberRow>(core.holder.current, pool.id, 'member').map((m) => memberStatus(core, m));
+    const pool = findPool(core, req.principal, req.params.id);
+    return membersOf(core, pool.id).map((m) => memberStatus(core, m));
   });
   app.get<{ Params: IdParams }>('/members/:id/status', {
     config: { permission: 'pools:read' },
     schema: { operationId: 'getMemberStatus', summary: 'Health of one member', tags, params: idParams, response: { 200: { description: 'the member\'s health', ...status }, ...errorResponses(400, 404) } },
-  }, async (req) => memberStatus(core, requireRow<MemberRow>(core.holder.current, req.principal, 'member', req.params.id)));
+  }, async (req) => memberStatus(core, findMember(core, req.principal, req.params.id)));
 };

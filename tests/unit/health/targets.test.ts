@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import { desiredTargets, staticCheckFields } from '../../../runtime/health/targets.js';
+import { desiredTargets } from '../../../runtime/health/targets.js';
+import { staticCheckFields } from '../../../runtime/model/static-pool.js';
 import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import type { Row } from '../../../runtime/model/types.js';

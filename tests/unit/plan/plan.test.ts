@@ -7,6 +7,8 @@ import { emptySnapshot, nextSnapshot, type Snapshot } from '../../../runtime/sna
 import type { DesiredRow } from '../../../controller/plan/types.js';
 import type { Row } from '../../../runtime/model/types.js';
 import { GslbError } from '../../../runtime/errors.js';
+import { buildStaticPool } from '../../../runtime/model/static-pool.js';
+import { validateConfigObject } from '../../../runtime/config/load.js';
 
 const ids = () => { let n = 0; return (kind: string) => `${kind}-${++n}`; };
 const pool = (name: string): DesiredRow => ({ kind: 'pool', key: name, fields: { name }, source: 'pools.yaml' });
@@ -83,6 +85,18 @@ test('REST deltas refuse git-owned rows with 409 naming the file and commit', ()
     () => planCreate(s1, { kind: 'member', id: 'm', poolId: gitPool.id, ipAddress: '10.0.0.9', port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null, origin: 'api', revision: '', tenantId: 'default' } as Row, 'api:1'),
   ]) {
     assert.throws(attempt, (e: unknown) => e instanceof GslbError && e.status === 409 && /pools\.yaml/.test(e.message) && /abcdef123456/.test(e.message));
+  }
+});
+
+test('REST deltas refuse config rows (the static pool) with 409 naming the config file key', () => {
+  const sp = buildStaticPool(validateConfigObject({ loadbalancer: { endpoints: ['192.0.2.1'] } }))!;
+  for (const [row, attempt] of [
+    [sp.pool, () => planUpdate(emptySnapshot(), sp.pool, { ...sp.pool, name: 'x' }, 'api:1')],
+    [sp.pool, () => planDelete(emptySnapshot(), sp.pool, 'api:1')],
+    [sp.members[0]!, () => planUpdate(emptySnapshot(), sp.members[0]!, { ...sp.members[0]!, enabled: false }, 'api:1')],
+  ] as const) {
+    assert.throws(attempt, (e: unknown) => e instanceof GslbError && e.status === 409
+      && e.message.startsWith(`${row.kind === 'pool' ? 'pool "static"' : 'member 192.0.2.1:80'} is read-only: it comes from the config file (loadbalancer.endpoints)`));
   }
 });
 

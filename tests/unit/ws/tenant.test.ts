@@ -16,7 +16,7 @@ test('messageTenant: resolves the owning tenant per message type', () => {
     { name: 'member_update by pool', msg: { type: 'member_update', payload: { poolId: 'p1', member: {} } }, want: 't1' },
     { name: 'pool_update by pool id', msg: { type: 'pool_update', payload: { pool: { id: 'p1' } } }, want: 't1' },
     { name: 'service_update by service id', msg: { type: 'service_update', payload: { service: { id: 's1' } } }, want: 't2' },
-    { name: 'static pool is everyone\'s', msg: { type: 'health_update', payload: { poolId: 'static' } }, want: null },
+    { name: 'the static pool is the system\'s: tenant default, like the config repo\'s rows', msg: { type: 'health_update', payload: { poolId: 'static' } }, want: 'default' },
     { name: 'unknown pool is nobody\'s', msg: { type: 'health_update', payload: { poolId: 'nope' } }, want: undefined },
     { name: 'submission.created by form', msg: { type: 'submission.created', payload: { form_id: 'f1', submission_id: 1 } }, want: 't3' },
     { name: 'submission.claimed by form', msg: { type: 'submission.claimed', payload: { form_id: 'f1', submission_id: 1, by: 'x' } }, want: 't3' },

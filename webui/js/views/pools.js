@@ -8,6 +8,16 @@ import { healthOf, hkey, on, store } from '../store.js';
 
 const HEADS = ['Address', 'Weight', 'Priority', 'State', 'Health', 'Score', 'RTT'];
 
+/** The tag after a pool's name saying who owns it: git (the manifest in the title) or the config file (read-only). */
+function originTag(pool) {
+  if (pool.origin === 'git') return h('span', { class: 'tag', title: pool.source || '', text: 'git' });
+  if (pool.origin === 'config') return h('span', { class: 'tag', title: `read-only: ${pool.source} in the config file`, text: 'config file' });
+  return null;
+}
+
+/** What a config pool is (docs/ui.md "The static pool"): the endpoints DNS answers dns.domain with. */
+const CONFIG_NOTE = 'The config file\'s static endpoints (loadbalancer.endpoints), answered for dns.domain and the names under it and probed with its health block. Read-only: change them in the config file.';
+
 export function poolsView({ perms, say }) {
   const list = document.getElementById('pool-list');
   const filter = document.getElementById('pool-filter');
@@ -52,7 +62,7 @@ export function poolsView({ perms, say }) {
     paintHealth(tr, healthOf(pool.id, m.ipAddress));
     if (canWrite) {
       const b = c[7].firstChild;
-      if (m.origin === 'git') b.remove();
+      if (m.origin !== 'api') b.remove();
       else {
         b.textContent = m.enabled ? 'Disable' : 'Enable';
         b.setAttribute('aria-label', `${b.textContent} member ${addr} of ${pool.name}`);
@@ -104,7 +114,8 @@ export function poolsView({ perms, say }) {
     for (const m of members) tbody.append(memberRow(pool, m, keys));
     const heads = canWrite ? [...HEADS, 'Actions'] : HEADS;
     const section = h('section', { class: 'pool', 'aria-labelledby': id, 'data-pool-id': pool.id },
-      h('h2', { id }, h('span', { text: pool.name }), counts, pool.origin === 'git' ? h('span', { class: 'tag', title: pool.source || '', text: 'git' }) : null),
+      h('h2', { id }, h('span', { text: pool.name }), counts, originTag(pool)),
+      pool.origin === 'config' ? h('p', { class: 'muted', text: CONFIG_NOTE }) : null,
       members.length === 0 ? h('p', { class: 'muted', text: 'No members.' }) : h('table', null,
         h('caption', { class: 'sr-only', text: `Members of ${pool.name}` }),
         h('thead', null, h('tr', null, ...heads.map((t) => h('th', { scope: 'col', text: t })))), tbody));
