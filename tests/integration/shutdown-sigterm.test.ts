@@ -132,6 +132,7 @@ test('SIGTERM with a BGP session, a NATS cluster, health checks and a form deliv
   assert.equal(await udpBound(ports.dns), false, 'dns udp port is released after exit');
   assert.ok(lines().some((l) => l.msg === 'shutting down'));
   assert.ok(!lines().some((l) => l.msg === 'shutdown: parts did not stop in time'), 'every part stopped within its bound');
+  assert.ok(lines().some((l) => l.msg === 'stopped'));
   assert.ok(lines().some((l) => l.msg === 'form deliveries in flight aborted at shutdown; they are sent again at the next start'), 'the delivery in flight was cut off');
   await waitFor(() => bird.routes().length === 0, 10_000);
   assert.match(bird.log(), /Received: Administrative shutdown/);
