@@ -1,6 +1,7 @@
 import { loadConfig, DEFAULT_CONFIG_PATH } from './config/load.js';
 import { ValidationError, GslbError } from './errors.js';
 import { startDaemon } from './daemon.js';
+import { logStopReport } from './shutdown.js';
 import { parseArgs } from './args.js';
 import './parts-all.js';
 import { existsSync } from 'node:fs';
@@ -49,10 +50,12 @@ export async function main(argv: string[]): Promise<number | undefined> {
     else process.stderr.write(`gslbd: startup failed: ${(err as Error).stack ?? String(err)}\n`);
     return 1;
   }
+  const d = daemon;
+  // every part stops within its bound (runtime/shutdown.ts); the process exits whatever is left
   const stop = async (signal: string) => {
-    daemon.core.log.info({ signal }, 'shutting down');
-    await daemon.close();
-    process.exit(0);
+    d.core.log.info({ signal }, 'shutting down');
+    const clean = logStopReport(d.core.log, await d.close());
+    process.exit(clean ? 0 : 1);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));

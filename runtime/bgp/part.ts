@@ -17,8 +17,11 @@ declare module '../ports.js' {
   }
 }
 
-/** How long shutdown waits for the withdrawals and Cease NOTIFICATIONs to be delivered. */
-const SHUTDOWN_MS = 3000;
+/**
+ * How long shutdown waits for the withdrawals and Cease NOTIFICATIONs to be delivered before the
+ * sockets are destroyed; well inside the daemon's bound of one part (runtime/shutdown.ts PART_STOP_MS).
+ */
+const CEASE_WAIT_MS = 3000;
 /** How often the health view's version is compared, for changes a cluster health policy makes without a local flip. */
 const POLL_MS = 1000;
 
@@ -58,7 +61,7 @@ PARTS.push({
     return async () => {
       for (const off of offs) off();
       clearInterval(poll);
-      await s.stop(SHUTDOWN_MS);
+      await s.stop(CEASE_WAIT_MS);
       log.info('bgp stopped: prefixes withdrawn, sessions closed');
     };
   },

@@ -24,7 +24,7 @@ interface Link { session: Session; socket: Socket; initiated: 'local' | 'remote'
 /** How long a connection attempt may take before it counts as failed. */
 const CONNECT_TIMEOUT_MS = 5000;
 /** How long a closing socket may linger after its last write before it is destroyed. */
-const LINGER_MS = 1000;
+export const LINGER_MS = 1000;
 
 const ipToInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
 export const plainAddress = (a: string | undefined) => (a ?? '').replace(/^::ffff:/, '');

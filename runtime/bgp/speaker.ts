@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { Timers } from '../health/scheduler.js';
-import { BgpPeer, plainAddress, type PeerConfig } from './peer.js';
+import { BgpPeer, LINGER_MS, plainAddress, type PeerConfig } from './peer.js';
 import { CeaseSub, ErrCode } from './errors.js';
 import { encodeNotification } from './header.js';
 import { parsePrefix4, type Prefix4 } from './prefix.js';
@@ -48,6 +48,9 @@ export const IBGP_LOCAL_PREF = 100;
  * and per peer the set of prefixes it holds from us (Adj-RIB-Out). `announce(prefixes)` sends each
  * established peer only the difference; a newly established session gets the whole set. `stop`
  * withdraws everything, then ends every session with Cease / Administrative Shutdown.
+ * Every accepted connection is tracked until it closes: a refused one is destroyed `LINGER_MS`
+ * after its NOTIFICATION, and `stop` destroys whatever is left, so a remote end that never closes
+ * its side cannot keep the listener (and shutdown) open.
  */
 export class BgpSpeaker {
   readonly peers = new Map<string, BgpPeer>();
@@ -56,6 +59,7 @@ export class BgpSpeaker {
   private desired: string[] = [];
   private stopping = false;
   private server: Server | undefined;
+  private readonly accepted = new Set<Socket>();
   boundPort: number | undefined;
 
   constructor(readonly cfg: SpeakerConfig, private readonly timers: Timers, private readonly log: Logger, private readonly metrics?: BgpMetrics) {
@@ -74,7 +78,11 @@ export class BgpSpeaker {
 
   /** Listens on listenAddr:listenPort (0: any free port, for tests). Resolves with the bound port. */
   async listen(): Promise<number> {
-    const server = createServer((socket) => this.incoming(socket));
+    const server = createServer((socket) => {
+      this.accepted.add(socket);
+      socket.once('close', () => this.accepted.delete(socket));
+      this.incoming(socket);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: this.cfg.listenAddr, port: this.cfg.listenPort }, () => { server.off('error', reject); resolve(); });
@@ -110,8 +118,10 @@ export class BgpSpeaker {
     this.stopping = true;
     this.desired = [];
     for (const p of this.peers.values()) this.sync(p);
+    // server.close() calls back only once every accepted connection has closed
     const closed = this.server ? new Promise<void>((r) => this.server!.close(() => r())) : Promise.resolve();
     await Promise.all([...this.peers.values()].map((p) => p.stop(timeoutMs)));
+    for (const s of this.accepted) s.destroy();
     await closed;
   }
 
@@ -142,6 +152,8 @@ export class BgpSpeaker {
       this.log.warn({ remoteAddr: addr }, 'bgp connection from an address that is not a configured peer refused');
       socket.on('error', () => {});
       socket.end(encodeNotification(ErrCode.Cease, CeaseSub.ConnectionRejected));
+      // end() waits for the other side's FIN, which it may never send
+      this.timers.set(() => socket.destroy(), LINGER_MS);
       return;
     }
     peer.accept(socket);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { connect, createServer } from 'node:net';
 
 /** A free TCP port on 127.0.0.1 (bound then released). */
 export function freePort(): Promise<number> {
@@ -10,6 +11,24 @@ export function freePort(): Promise<number> {
       const port = (s.address() as { port: number }).port;
       s.close(() => resolve(port));
     });
+  });
+}
+
+/** True when something accepts a TCP connection on 127.0.0.1:`port`. */
+export function tcpListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** True when a UDP socket holds 127.0.0.1:`port` (binding it fails). */
+export function udpBound(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', () => { s.close(); resolve(true); });
+    s.bind(port, '127.0.0.1', () => s.close(() => resolve(false)));
   });
 }
 

@@ -35,7 +35,8 @@ function failure(err: unknown, started: number): SendOutcome {
 export class ActionSender {
   constructor(private readonly deps: SenderDeps) {}
 
-  async send(action: FormActionRow, ctx: DeliveryContext): Promise<SendOutcome> {
+  /** `signal` aborts an HTTP attempt (a stopping worker); mail goes on to its own deadline. */
+  async send(action: FormActionRow, ctx: DeliveryContext, signal?: AbortSignal): Promise<SendOutcome> {
     const started = Date.now();
     try {
       switch (action.type) {
@@ -50,12 +51,12 @@ export class ActionSender {
           return { ok: true, status: null, detail: `accepted by the mail server for ${r.accepted.join(', ')}`, retryable: false, durationMs: Date.now() - started };
         }
         case 'sheets': {
-          const status = await appendRow(this.deps.http, this.deps.services(), action.config, ctx);
+          const status = await appendRow(this.deps.http, this.deps.services(), action.config, ctx, signal);
           return { ok: true, status, detail: `row appended (HTTP ${status})`, retryable: false, durationMs: Date.now() - started };
         }
         default: {
           const call = httpCall(action.type, action.config, ctx, { telegram: this.deps.services().telegramURL });
-          const res = await this.deps.http.send({ method: 'POST', url: call.url, headers: call.headers, body: call.body });
+          const res = await this.deps.http.send({ method: 'POST', url: call.url, headers: call.headers, body: call.body, signal });
           return { ok: true, status: res.status, detail: `HTTP ${res.status}`, retryable: false, durationMs: Date.now() - started };
         }
       }

@@ -26,8 +26,9 @@ export function sheetRow(ctx: DeliveryContext): string[] {
  * service account: an RS256 JWT signed with its key (jose) is exchanged at the token endpoint for
  * an access token (RFC 7523). The token endpoint and the API base are operator settings
  * (`forms.services`), never taken from the tenant's credentials. Returns the append's HTTP status.
+ * `signal` aborts both requests.
  */
-export async function appendRow(http: HttpClient, urls: { sheetsURL: string; googleTokenURL: string }, config: Readonly<Record<string, unknown>>, ctx: DeliveryContext): Promise<number> {
+export async function appendRow(http: HttpClient, urls: { sheetsURL: string; googleTokenURL: string }, config: Readonly<Record<string, unknown>>, ctx: DeliveryContext, signal?: AbortSignal): Promise<number> {
   const sa = parseServiceAccount(config.credentials);
   if (typeof sa === 'string') throw Object.assign(new Error(sa), { permanent: true });
   const key = await importPKCS8(sa.private_key, 'RS256').catch(() => { throw Object.assign(new Error('credentials: private_key is not a PKCS#8 RSA key'), { permanent: true }); });
@@ -36,12 +37,12 @@ export async function appendRow(http: HttpClient, urls: { sheetsURL: string; goo
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setIssuer(sa.client_email).setAudience(urls.googleTokenURL).setIssuedAt(now).setExpirationTime(now + 3600).sign(key);
   const token = await http.send({
     method: 'POST', url: urls.googleTokenURL, headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(), signal,
   });
   const access = (JSON.parse(token.body) as { access_token?: string }).access_token;
   if (!access) throw new Error('the token endpoint answered without access_token');
   const sheet = typeof config.sheet_name === 'string' && config.sheet_name !== '' ? `'${config.sheet_name.replace(/'/g, "''")}'` : 'A1';
   const url = `${urls.sheetsURL.replace(/\/+$/, '')}/v4/spreadsheets/${encodeURIComponent(String(config.spreadsheet_id))}/values/${encodeURIComponent(sheet)}:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS`;
-  const res = await http.send({ method: 'POST', url, headers: { authorization: `Bearer ${access}` }, json: { values: [sheetRow(ctx)] } });
+  const res = await http.send({ method: 'POST', url, headers: { authorization: `Bearer ${access}` }, json: { values: [sheetRow(ctx)] }, signal });
   return res.status;
 }

@@ -45,7 +45,7 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
     action: (id) => forms.actionById(id),
     form: (id) => forms.byId(id),
     submission: (formId, id) => submissions.get(formId, id),
-    send: (a, ctx) => sender.send(a, ctx),
+    send: (a, ctx, signal) => sender.send(a, ctx, signal),
     settings: () => core.config.forms.deliveries,
     pause: (action, failures, lastError) => {
       log.warn({ action: action.id, form: action.formId, tenant: action.tenantId, failures, lastError }, 'form action paused after failing repeatedly');

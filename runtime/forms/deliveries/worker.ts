@@ -12,13 +12,19 @@ export interface WorkerDeps {
   action: (id: string) => FormActionRow | undefined;
   form: (id: string) => FormRow | undefined;
   submission: (formId: string, id: number) => SubmissionRecord | undefined;
-  send: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>;
+  /** one attempt; `signal` aborts when the worker stops (its outcome is then not recorded) */
+  send: (action: FormActionRow, ctx: DeliveryContext, signal: AbortSignal) => Promise<SendOutcome>;
   /** pauses an action that keeps failing and tells its workspace */
   pause: (action: FormActionRow, failures: number, lastError: string) => void;
   settings: () => { pollIntervalMs: number; concurrency: number; retryDelaysMs: readonly number[]; pauseAfterFailures: number };
   log: Logger;
   now?: () => number;
+  /** how long `stop` lets attempts in flight finish before aborting them (default STOP_GRACE_MS) */
+  stopGraceMs?: number;
 }
+
+/** How long a stop lets attempts in flight finish before it aborts them. */
+export const STOP_GRACE_MS = 2_000;
 
 /** The context of a queued delivery: its form, its submission as the API shows it, its event. */
 export function deliveryContext(row: Pick<DeliveryRow, 'id' | 'event'>, form: FormRow, s: SubmissionRecord, now: number): DeliveryContext {
@@ -37,7 +43,10 @@ export function deliveryContext(row: Pick<DeliveryRow, 'id' | 'event'>, form: Fo
  * up. A run of `pauseAfterFailures` failed attempts of one action pauses it. Rows whose action or
  * submission is gone are dropped; a disabled action's rows fail with that reason (retry re-queues
  * them once it is enabled). `kick()` looks at once (a new submission); otherwise every
- * `pollIntervalMs`. At start, rows left in flight by a stop are due again.
+ * `pollIntervalMs`. `stop` gives the attempts in flight `stopGraceMs`, then aborts them: a
+ * receiver that holds a request open cannot hold up shutdown for the whole request deadline. An
+ * aborted attempt leaves its row `sending`; at the next start, rows left in flight by a stop are
+ * due again.
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -45,6 +54,8 @@ export class DeliveryWorker {
   /** between start() and stop(): kicks and ticks do nothing otherwise */
   private running = false;
   private readonly now: () => number;
+  /** aborted when a stop's grace ends; a fresh one per start */
+  private abort = new AbortController();
 
   constructor(private readonly deps: WorkerDeps) {
     this.now = deps.now ?? Date.now;
@@ -52,6 +63,7 @@ export class DeliveryWorker {
 
   start(): void {
     this.running = true;
+    this.abort = new AbortController();
     const n = this.deps.outbox.recover(this.now());
     if (n > 0) this.deps.log.info({ deliveries: n }, 'form deliveries that were in flight at the last stop are queued again');
     this.schedule(0);
@@ -62,11 +74,22 @@ export class DeliveryWorker {
     if (this.running) this.schedule(0);
   }
 
-  /** Stops taking rows and waits for the attempts in flight. */
+  /**
+   * Stops taking rows and waits for the attempts in flight, `stopGraceMs` at most; then aborts
+   * them and returns without waiting further. An HTTP attempt ends at once; one that does not
+   * heed the signal (a mail server that never answers) ends on its own deadline, and its outcome
+   * is not recorded: after the abort an attempt touches neither the queue nor the database.
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all(this.inFlight);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), this.deps.stopGraceMs ?? STOP_GRACE_MS); });
+    const first = await Promise.race([Promise.all(this.inFlight), grace]);
+    clearTimeout(timer);
+    if (first !== 'late') return;
+    this.deps.log.warn({ deliveries: this.inFlight.size }, 'form deliveries in flight aborted at shutdown; they are sent again at the next start');
+    this.abort.abort(new Error('gslbd is shutting down'));
   }
 
   private schedule(ms: number): void {
@@ -100,7 +123,11 @@ export class DeliveryWorker {
     if (!action || !form || !sub) return outbox.drop(row.id);
     if (row.event === 'submission.reminder' && sub.claimedAt !== null) return outbox.drop(row.id); // claiming stops reminders
     if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now(), 0);
-    const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()));
+    const signal = this.abort.signal;
+    const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()), signal);
+    // aborted by a stop: the row stays `sending` and is due again at the next start (recover); its
+    // attempt, still open, is marked interrupted then
+    if (signal.aborted) return;
     const now = this.now();
     if (out.ok) {
       outbox.sent(row.id, out.status, now, out.durationMs);
