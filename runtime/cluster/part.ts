@@ -15,6 +15,7 @@ import { startHealthSync } from './health-sync.js';
 import { startConfigSync } from './config-sync.js';
 import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
+import { kvClaim, type ClusterClaim } from './kv-claim.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -30,6 +31,8 @@ declare module '../ports.js' {
     cluster?: ClusterState;
     /** whether this node may pull from git: the lease holder in a cluster with config sync, else always */
     gitLeader?: GitLeader;
+    /** cluster-wide first-claim-wins in KV (replay caches; kv-claim.ts); unset without `state.nats.servers` */
+    clusterClaim?: ClusterClaim;
   }
 }
 
@@ -90,6 +93,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   core.sessions = sessions;
   core.nonces = new KvNonceStore(link, () => link.bucket(names.noncesBucket, { ttl: 3_600_000 }), metrics, names.noncesBucket);
   link.onReady(() => sessions.flush());
+  core.ports.clusterClaim = kvClaim(link, names, metrics);
 
   const ledger = new ConfigLedger(core.db);
   const canaries = new CanaryStore(core.db);

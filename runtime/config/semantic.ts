@@ -76,8 +76,20 @@ export function checkConfigSemantics(c: Config): Problem[] {
   const upd = c.dns.update;
   if (upd.enabled && upd.grants.length === 0) add(['dns', 'update', 'enabled'], true, 'needs at least one grant in dns.update.grants');
   const known = new Set(c.dns.axfr.tsigKeys.map((k) => toFqdn(k.name)));
+  // A key belongs to one tenant (docs/dns.md "Who gets which records"): its own `tenant`, and its
+  // grants act for that tenant; the operator's key (`tenant: system`) may hold a grant to the operator tenant.
+  const keyTenant = new Map(c.dns.axfr.tsigKeys.filter((k) => k.tenant !== undefined).map((k) => [toFqdn(k.name), k.tenant!]));
+  const grantTenant = new Map<string, string>();
   upd.grants.forEach((g, i) => {
-    if (!known.has(toFqdn(g.key))) add(['dns', 'update', 'grants', i, 'key'], g.key, 'must be the name of a key in dns.axfr.tsigKeys');
+    const k = toFqdn(g.key);
+    if (!known.has(k)) add(['dns', 'update', 'grants', i, 'key'], g.key, 'must be the name of a key in dns.axfr.tsigKeys');
+    const own = keyTenant.get(k);
+    if (own !== undefined && own !== g.tenant && !(own === 'system' && g.tenant === c.tenancy.operatorTenant)) {
+      add(['dns', 'update', 'grants', i, 'tenant'], g.tenant, `must be the tenant of key ${g.key} (${own})`);
+    }
+    const other = grantTenant.get(k);
+    if (other !== undefined && other !== g.tenant) add(['dns', 'update', 'grants', i, 'tenant'], g.tenant, `key ${g.key} already acts for tenant ${other}: a key belongs to one tenant`);
+    else grantTenant.set(k, g.tenant);
   });
   // Zone transfers (docs/dns.md "Zone transfers"). Secrets are never quoted back.
   const axfr = c.dns.axfr;

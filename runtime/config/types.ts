@@ -1,5 +1,9 @@
 /** The daemon's configuration after defaults are applied (schemas/config.v1.schema.json). */
-export interface TsigKey { name: string; algorithm: 'hmac-sha256' | 'hmac-sha512' | 'hmac-sha1'; secret: string }
+export interface TsigKey {
+  name: string; algorithm: 'hmac-sha256' | 'hmac-sha512' | 'hmac-sha1'; secret: string;
+  /** whom the key transfers zones for: a tenant id, or `system` (the whole zone); docs/dns.md "Who gets which records" */
+  tenant?: string;
+}
 export interface HealthFileConfig {
   enabled: boolean; type: 'tcp' | 'http' | 'icmp' | 'script' | 'webhook'; port: number;
   checkinterval: string; timeout: string;

@@ -27,10 +27,11 @@ export interface AnswerDeps {
   now?: () => number;
   /**
    * RFC 2136 UPDATE (opcode 5), when `dns.update.enabled`: carries out a verified message and
-   * returns the rcode; `signed` names the TSIG key that signed it, with its time and MAC (for the
-   * replay check), undefined when unsigned. Unset: NOTIMP.
+   * resolves the rcode (never rejects); `signed` names the TSIG key that signed it, with its time,
+   * fudge and MAC (for the replay check), undefined when unsigned. `req` is the handler's own copy.
+   * The reply waits for it, the answer path does not. Unset: NOTIMP.
    */
-  update?: (req: Buffer, signed: { key: string; timeSigned: number; mac: Buffer } | undefined) => number;
+  update?: (req: Buffer, signed: UpdateSigner | undefined) => Promise<number>;
   /** told once about each service row the zone index leaves out (logged at build, never per query) */
   onUnserved?: OnUnserved;
   /**
@@ -57,8 +58,16 @@ export interface AnswerDeps {
 /** CHAOS class (RFC 1035 §3.2.4). */
 const CLASS_CH = 3;
 
-/** The answer needs a database that is still loading; retry with `mayWait` false after `wait` or the deadline. */
-export interface PendingAnswer { wait: Promise<void> }
+/** Who signed an UPDATE (AnswerDeps.update): the key name, Time Signed, Fudge and MAC of its TSIG. */
+export interface UpdateSigner { key: string; timeSigned: number; fudge: number; mac: Buffer }
+
+/**
+ * An answer that is not ready yet. Without `finish`: it needs a database that is still loading;
+ * retry with `mayWait` false after `wait` or the deadline. With `finish` (an RFC 2136 UPDATE): once
+ * `wait` settles, however long it takes, `finish()` returns the reply (the answerer's `last*`
+ * facts describe it until the next call).
+ */
+export interface PendingAnswer { wait: Promise<void>; finish?: () => Buffer | null }
 
 const NO_ANSWERS: readonly Candidate[] = [];
 const NO_KEYS: TsigKeyring = new Map();
@@ -236,7 +245,7 @@ export class Answerer {
   private answerQuery(req: Buffer, src: string, st: DecodeStatus, limit: number, mayWait: boolean, trace: StepTrace[] | undefined): true | PendingAnswer {
     const q = this.q;
     const w = this.w;
-    if (st === DecodeStatus.NotImp && q.opcode === 5 && this.deps.update) return this.reply(req, this.deps.update(req, this.signer && { key: this.signer.key.name, timeSigned: this.signer.tsig.timeSigned, mac: this.signer.tsig.mac }), false, limit, 0);
+    if (st === DecodeStatus.NotImp && q.opcode === 5 && this.deps.update) return this.deferUpdate(this.deps.update, req, limit);
     if (st !== DecodeStatus.Ok) return this.reply(req, st, false, limit, 0);
     if (q.qclass !== 1 || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR) {
       if (q.qclass === CLASS_CH && (q.qtype === TYPE.TXT || q.qtype === TYPE.ANY) && q.name === this.versionName && this.versionName !== '') return this.version(req, limit);
@@ -277,6 +286,32 @@ export class Answerer {
     this.lastRcode = w.code;
     w.seal(q, limit, this.payloadSize, scope);
     return true;
+  }
+
+  /**
+   * An UPDATE is carried out off the answer path (the replay check may ask the cluster): the
+   * request and its MAC are copied (a batched receive slot is reused), and the reply, signed when
+   * the request was, is built when the handler settles, from the copy.
+   */
+  private deferUpdate(update: NonNullable<AnswerDeps['update']>, req: Buffer, limit: number): PendingAnswer {
+    const own = Buffer.from(req);
+    const v = this.signer;
+    const signer: VerifiedRequest | undefined = v && { ...v, tsig: { ...v.tsig, mac: Buffer.from(v.tsig.mac), other: Buffer.from(v.tsig.other) } };
+    let rcode: number = RCODE.SERVFAIL;
+    const wait = update(own, signer && { key: signer.key.name, timeSigned: signer.tsig.timeSigned, fudge: signer.tsig.fudge, mac: signer.tsig.mac })
+      .then((c) => { rcode = c; }, () => {});
+    const finish = () => {
+      const q = this.q;
+      this.w.writeToScratch();
+      decodeQuery(own, q);
+      this.lastQtype = q.qtype;
+      this.lastName = q.name;
+      this.lastAnswers = NO_ANSWERS;
+      this.reply(own, rcode, false, limit, 0);
+      if (signer) this.w.appendAdditional(signResponse(this.w.sealed(), signer, Math.floor(this.now() / 1000)));
+      return this.w.copyOut(limit === 0); // limit 0: TCP, whose replies carry the length prefix
+    };
+    return { wait, finish };
   }
 
   private reply(req: Buffer, rcode: number, aa: boolean, limit: number, scope: number): true {

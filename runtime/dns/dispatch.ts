@@ -20,8 +20,8 @@ export interface Dispatch {
   endBatch: (t0: number) => void;
   /**
    * A lookup that may wait: races the database against the deadline, then answers without
-   * waiting and sends through `send`. Settles once the reply is sent (TCP counts the connection
-   * busy until then).
+   * waiting and sends through `send`; an UPDATE (`p.finish`) is sent when it is done. Settles once
+   * the reply is sent (TCP counts the connection busy until then).
    */
   later: (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => Promise<void>;
   /**
@@ -72,6 +72,15 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
     inBatch = 0;
   };
   const later: Dispatch['later'] = (p, req, src, udp, t0, send) => {
+    // an UPDATE: no deadline (the change may be under way), the reply once it is done
+    const { finish: done } = p;
+    if (done) {
+      return p.wait.then(() => {
+        const r = done();
+        if (r) send(r);
+        finish(t0, src, r !== null);
+      });
+    }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((r) => { timer = setTimeout(r, o.deadlineMs); });
     return Promise.race([p.wait, deadline]).then(() => {

@@ -15,6 +15,7 @@ import { ZoneSerial } from './zone-serial.js';
 import { IndexImageWriter } from './index-image.js';
 import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
+import { keysWithoutScope, transferScopes } from './transfer-scope.js';
 import { indexInSlices, type ZoneIndex } from './zone-index.js';
 import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
 import { createUpdateHandler } from './update-handler.js';
@@ -120,8 +121,10 @@ PARTS.push({
     const metrics = new DnsMetrics();
     metrics.register(core.metrics);
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
-      config: cfg, index: () => a.index(), keys: tsigKeys, metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
+      config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
     }) : undefined;
+    // keys that used to transfer the whole zone and now transfer nothing (docs/dns.md "Who gets which records")
+    if (transfer) for (const key of keysWithoutScope(cfg.dns)) log.warn({ key }, 'dns transfers signed with this TSIG key are refused: it has no tenant and no grant (set tenant: system for a secondary)');
     const state: DnsState = { answerer: a, metrics, sources, transfer, serial, sequence: sequence.buffer as SharedArrayBuffer, workers: undefined, images: new IndexImageWriter() };
     states.set(core, state);
     feedWorkers(core, state);

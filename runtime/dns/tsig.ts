@@ -70,15 +70,36 @@ export interface TsigRecord {
   other: Buffer;
 }
 
-/** Reads an uncompressed name at `off` as lower-cased text; returns [name, end] or undefined. */
+/**
+ * Reads a name at `off` as lower-cased text; returns [name, end] (`end`: the offset after the name
+ * where it sits, after its first pointer when compressed) or undefined. RFC 8945 §4.2 says the
+ * names of a TSIG RR are not compressed, yet common clients (dnspython, so certbot's RFC 2136
+ * plugin) compress the owner name against the zone or question name: a pointer is followed when it
+ * points backwards, into the message before the name being read, at most 127 times, and the name
+ * stays within 255 octets (RFC 1035 §2.3.4). The MAC covers the canonical, uncompressed form
+ * (§4.3.3), so how the name was sent changes nothing else.
+ */
 function readName(msg: Buffer, off: number): [string, number] | undefined {
   let name = '';
+  let wire = 1;
+  let end = -1;
+  let floor = off;
   for (let guard = 0; guard < 128; guard++) {
     if (off >= msg.length) return undefined;
     const l = msg[off]!;
-    if (l === 0) return [name === '' ? '.' : name, off + 1];
-    // RFC 8945 §4.2: names in the TSIG RR are not compressed.
+    if (l === 0) return [name === '' ? '.' : name, end < 0 ? off + 1 : end];
+    if ((l & 0xc0) === 0xc0) {
+      if (off + 1 >= msg.length) return undefined;
+      const to = ((l & 0x3f) << 8) | msg[off + 1]!;
+      // only backwards, to before every label read so far: no loop, whatever the message holds
+      if (to >= floor) return undefined;
+      if (end < 0) end = off + 2;
+      off = floor = to;
+      continue;
+    }
     if (l > 63 || off + 1 + l > msg.length) return undefined;
+    wire += l + 1;
+    if (wire > 255) return undefined;
     name += `${msg.toString('latin1', off + 1, off + 1 + l).toLowerCase()}.`;
     off += 1 + l;
   }

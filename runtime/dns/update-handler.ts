@@ -2,26 +2,66 @@ import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
 import { toFqdn } from '../tenancy/names.js';
 import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
-import type { AnswerDeps } from './answer.js';
+import type { AnswerDeps, UpdateSigner } from './answer.js';
 import { ReplayGuard } from './tsig-replay.js';
+import { ClusterReplayStore, SqliteReplayStore, type ReplayStore } from './tsig-replay-store.js';
+import { DEFAULT_FUDGE } from './tsig.js';
 import { parseUpdate } from './update-message.js';
 import type { ZoneIndex } from './zone-index.js';
 
+/** Why a signed UPDATE is refused before it is looked at, or undefined when it may go on. */
+type ReplayVerdict = { rcode: number; reason: string } | undefined;
+
 /**
  * RFC 2136 UPDATE of TXT records (docs/dns.md "Dynamic updates"): the grant of the key that
- * signed the message decides the tenant; a signature seen before, or older than the key's last
- * accepted one, is a replay and refused (RFC 8945 §5.2.3); every message is logged with its outcome.
+ * signed the message decides the tenant; a signature seen before (in this process, in the
+ * database, or on any node of the cluster), or older than the key's last accepted one on this
+ * node, is a replay and refused (RFC 8945 §5.2.3); every message is logged with its outcome.
+ * The replay store is the cluster's KV when `state.nats.servers` is set, else SQLite
+ * (tsig-replay-store.ts); while the cluster cannot be asked, signed UPDATEs get SERVFAIL.
  */
 export function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Logger): NonNullable<AnswerDeps['update']> {
   const grants = new Map(core.config.dns.update.grants.map((g) => [toFqdn(g.key), g]));
-  const replay = new ReplayGuard();
-  return (req, signed) => {
+  const guard = new ReplayGuard();
+  const sqlite = new SqliteReplayStore(core.db);
+  const clustered = core.config.state.nats.servers.length > 0;
+  // the cluster part (set up before this one) provides the claim when the cluster is configured
+  const store = (): ReplayStore | undefined => {
+    if (!clustered) return sqlite;
+    const claim = core.ports.clusterClaim;
+    return claim ? new ClusterReplayStore(claim) : undefined;
+  };
+
+  async function checkReplay(signed: UpdateSigner, zone: string): Promise<ReplayVerdict> {
+    const now = Math.floor(Date.now() / 1000);
+    // A signature may stay valid for Fudge seconds either side of Time Signed; the stores keep a
+    // MAC for at most twice DEFAULT_FUDGE, so a longer fudge could outlive its record.
+    if (signed.fudge > DEFAULT_FUDGE) return { rcode: UPDATE_RCODE.REFUSED, reason: `a TSIG fudge above ${DEFAULT_FUDGE} s` };
+    if (!guard.fresh(signed.key, signed.timeSigned, signed.mac, now)) return { rcode: UPDATE_RCODE.REFUSED, reason: 'a replayed or older signature' };
+    const s = store();
+    try {
+      if (!s) throw new Error('the cluster part is not set up');
+      // the store decides (atomically, across restarts and nodes); only then is the signature
+      // this node's newest, so a refused replay moves nothing
+      if (!(await s.claim(signed.key, signed.mac, signed.timeSigned + signed.fudge, now))) return { rcode: UPDATE_RCODE.REFUSED, reason: 'a replayed signature (seen before a restart or by another node)' };
+    } catch (err) {
+      log.warn({ err, key: signed.key, zone }, 'dns update refused: the replay cache cannot be asked');
+      return { rcode: UPDATE_RCODE.SERVFAIL, reason: 'the replay cache cannot be asked' };
+    }
+    guard.accepted(signed.key, signed.timeSigned, signed.mac);
+    return undefined;
+  }
+
+  return async (req, signed) => {
     const msg = parseUpdate(req);
     if (!msg.ok) return msg.rcode;
     const key = signed?.key;
-    if (signed && !replay.accept(signed.key, signed.timeSigned, signed.mac, Math.floor(Date.now() / 1000))) {
-      log.warn({ key, zone: msg.zone }, 'dns update refused: a replayed or older signature');
-      return UPDATE_RCODE.REFUSED;
+    if (signed) {
+      const refused = await checkReplay(signed, msg.zone);
+      if (refused) {
+        log.warn({ key, zone: msg.zone, reason: refused.reason }, 'dns update refused by the replay check');
+        return refused.rcode;
+      }
     }
     try {
       const out = applyDnsUpdate(core, key === undefined ? undefined : grants.get(toFqdn(key)), (z) => index().zones.has(z), msg);
@@ -33,4 +73,3 @@ export function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Log
     }
   };
 }
-

@@ -172,11 +172,15 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     count: cfg.dns.workers - 1, log, metrics, current: () => images.full(),
     init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, board: board.buffers, image: images.full() },
     onResync: () => { metrics.resyncs++; },
-    answer: (req, src) => {
+    answer: async (req, src) => {
       const t0 = performance.now();
-      const r = a.handle(req, src, true, false) as Buffer | null;
+      const r = a.handle(req, src, true, false);
+      // an UPDATE is answered once it is done (a PendingAnswer with `finish`; without, it never waits here)
+      const pending = r !== null && !Buffer.isBuffer(r) ? r : undefined;
+      if (pending) await pending.wait;
+      const out = pending ? pending.finish?.() ?? null : r as Buffer | null;
       metrics.record(a.lastQtype, a.lastRcode, (performance.now() - t0) / 1000);
-      return r;
+      return out;
     },
   });
   board.onNewBoard = (b) => workers.board(b);

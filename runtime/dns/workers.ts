@@ -15,8 +15,8 @@ export interface DnsWorkersOptions {
   log: Logger;
   /** the main thread's metrics: each worker's cells are added to what it exports */
   metrics: DnsMetrics;
-  /** answers a packet a worker forwarded (RFC 2136 UPDATE); null: no reply */
-  answer: (req: Buffer, src: string) => Buffer | null;
+  /** answers a packet a worker forwarded (RFC 2136 UPDATE) once it is carried out; null: no reply */
+  answer: (req: Buffer, src: string) => Promise<Buffer | null>;
   /** how long an apply may wait for every worker to serve it before the wait gives up (ms) */
   settleTimeoutMs?: number;
   /** the whole index image as it is now (sent to a worker that asks for a resync) */
@@ -78,10 +78,14 @@ export class DnsWorkers {
             for (const [level, fields, msg] of m.lines) o.log[level]({ ...fields, worker: index }, msg);
             break;
           case 'forward': {
-            let reply: Buffer | null = null;
-            try { reply = o.answer(Buffer.from(m.req.buffer, m.req.byteOffset, m.req.byteLength), m.src); } catch (err) { o.log.error({ err, worker: index }, 'dns answer failed'); }
-            // The reply goes out once every worker serves what the update wrote.
-            void Promise.resolve(this.settled()).then(() => this.post(worker, { t: 'reply', id: m.id, reply }));
+            const req = Buffer.from(m.req.buffer, m.req.byteOffset, m.req.byteLength);
+            void (async () => {
+              let reply: Buffer | null = null;
+              try { reply = await o.answer(req, m.src); } catch (err) { o.log.error({ err, worker: index }, 'dns answer failed'); }
+              // The reply goes out once every worker serves what the update wrote.
+              await this.settled();
+              this.post(worker, { t: 'reply', id: m.id, reply });
+            })();
             break;
           }
         }

@@ -1,5 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from '../config/types.js';
+import type { ServiceRow } from '../model/types.js';
+import { rowsOf } from '../snapshot/snapshot.js';
+import type { TxtRecordRow } from '../txt/record.js';
 import { TYPE } from './wire-reply.js';
 import type { Zone, ZoneIndex } from './zone-index.js';
 
@@ -65,6 +68,34 @@ function* sortOwners(list: Owner[]): Generator<void, Owner[]> {
 }
 
 /**
+ * Who a transfer is for: `SYSTEM_SCOPE` (the whole zone: the operator's key, or an unsigned
+ * transfer where the operator allows one), or a tenant id (that tenant's own names only).
+ */
+export type TransferScope = string;
+/** The scope of the operator's key: every record of the zone (runtime/auth RESERVED_TENANT_ID names the same server-wide owner). */
+export const SYSTEM_SCOPE = 'system';
+
+/**
+ * The service ids and served TXT names of tenant `tenant` in an index's snapshot: what a
+ * tenant-scoped transfer may hold. Yields between slices of rows.
+ */
+function* tenantRows(ix: ZoneIndex, tenant: string): Generator<void, { services: Set<string>; txt: Set<string> }> {
+  const services = new Set<string>();
+  const txt = new Set<string>();
+  let n = 0;
+  for (const r of rowsOf<ServiceRow>(ix.snapshot, 'service').values()) {
+    if (++n % SLICE === 0) yield;
+    if (r.tenantId === tenant) services.add(r.id);
+  }
+  for (const r of rowsOf<TxtRecordRow>(ix.snapshot, 'txtrecord').values()) {
+    if (++n % SLICE === 0) yield;
+    // a row the index left out (not its tenant's name) must not vouch for the set served there
+    if (r.tenantId === tenant && !ix.unservedTxt.has(r)) txt.add((r.name.endsWith('.') ? r.name : `${r.name}.`).toLowerCase());
+  }
+  return { services, txt };
+}
+
+/**
  * The records of one served zone, in the order a transfer sends them (gslb-config-auth.md §2
  * `dns.axfr`): the SOA; the apex NS records (`dns.nsNames`); then every owner name in canonical
  * order with its A, AAAA and TXT records; the SOA again. A and AAAA: every service of the zone
@@ -72,10 +103,13 @@ function* sortOwners(list: Owner[]): Generator<void, Owner[]> {
  * address, with the service TTL. TXT: the record sets the index serves (runtime/txt:
  * one row per name, its values distinct). Services and
  * text records the tenancy rules leave out (runtime/tenancy/names.ts) are left out here too.
+ * With a tenant `scope`, only that tenant's services and TXT records are in it, between the
+ * apex SOA and NS records (docs/dns.md "Who gets which records"); `SYSTEM_SCOPE` is everything.
  * Deterministic: the same index gives the same list. A generator that yields between slices of
  * work; `buildZoneRecords` runs it at once, `zoneRecords` a slice per event-loop turn.
  */
-function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config): Generator<void, ZoneRecord[]> {
+function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config, scope: TransferScope): Generator<void, ZoneRecord[]> {
+  const only = scope === SYSTEM_SCOPE ? undefined : yield* tenantRows(ix, scope);
   const owners = new Map<string, Owner>();
   const ownerOf = (name: string): Owner => {
     let o = owners.get(name);
@@ -85,7 +119,7 @@ function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config): Generator<voi
   let n = 0;
   for (const [name, svc] of ix.services) {
     if (++n % SLICE === 0) yield;
-    if (svc.zone !== zone || svc.plan.members.length === 0) continue;
+    if (svc.zone !== zone || svc.plan.members.length === 0 || (only && !only.services.has(svc.plan.id))) continue;
     const o = ownerOf(name);
     o.aTtl = svc.plan.ttl;
     const seen = new Set<string>();
@@ -98,7 +132,7 @@ function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config): Generator<voi
   // the TXT record sets the index serves (runtime/txt; the same tenancy and zone rules as answers)
   for (const [name, set] of ix.txt) {
     if (++n % SLICE === 0) yield;
-    if (!isUnder(name, zone.name)) continue;
+    if (!isUnder(name, zone.name) || (only && !only.txt.has(name))) continue;
     const o = ownerOf(name);
     o.txtTtl = set.ttl;
     o.txt.push(...set.rdata);
@@ -118,35 +152,38 @@ function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config): Generator<voi
   return out;
 }
 
-/** The records of one served zone (see `zoneRecordSteps`), built at once. */
-export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): ZoneRecord[] {
-  const g = zoneRecordSteps(ix, zone, cfg);
+/** The records of one served zone for `scope` (see `zoneRecordSteps`), built at once. */
+export function buildZoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config, scope: TransferScope = SYSTEM_SCOPE): ZoneRecord[] {
+  const g = zoneRecordSteps(ix, zone, cfg, scope);
   for (;;) {
     const r = g.next();
     if (r.done) return r.value;
   }
 }
 
-const cache = new WeakMap<Zone, Promise<ZoneRecord[]>>();
+const cache = new WeakMap<Zone, Map<TransferScope, Promise<ZoneRecord[]>>>();
 
 /**
  * The records of one served zone, built a slice per event-loop turn (so UDP answers keep flowing
  * while a large zone is prepared) and kept per Zone object: an index rebuilds its zones (with the
  * next serial) whenever a DNS table changes, so a zone object stands for one content, and later
- * transfers at the same serial, concurrent ones included, reuse the list and send the same bytes.
+ * transfers at the same serial and for the same scope, concurrent ones included, reuse the list
+ * and send the same bytes.
  */
-export function zoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config): Promise<ZoneRecord[]> {
-  let p = cache.get(zone);
+export function zoneRecords(ix: ZoneIndex, zone: Zone, cfg: Config, scope: TransferScope = SYSTEM_SCOPE): Promise<ZoneRecord[]> {
+  let byScope = cache.get(zone);
+  if (!byScope) cache.set(zone, (byScope = new Map()));
+  let p = byScope.get(scope);
   if (!p) {
     p = (async () => {
-      const g = zoneRecordSteps(ix, zone, cfg);
+      const g = zoneRecordSteps(ix, zone, cfg, scope);
       for (;;) {
         const r = g.next();
         if (r.done) return r.value;
         await nextTurn();
       }
     })();
-    cache.set(zone, p);
+    byScope.set(scope, p);
   }
   return p;
 }

@@ -8,7 +8,7 @@ import { TsigStreamSigner, appendTsig, verifyRequest, type TsigKeyring } from '.
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
 import { nameToWire } from './wire-reply.js';
 import type { ZoneIndex } from './zone-index.js';
-import { zoneRecords, type ZoneRecord } from './zone-records.js';
+import { SYSTEM_SCOPE, zoneRecords, type TransferScope, type ZoneRecord } from './zone-records.js';
 
 /**
  * Largest transfer message before its TSIG: under 64 KiB with room for an OPT and the largest TSIG
@@ -119,6 +119,8 @@ export interface TransferDeps {
   /** the current zone index (Answerer.index) */
   index: () => ZoneIndex;
   keys: TsigKeyring;
+  /** whom each key transfers for (transfer-scope.ts); a signed request with a key not in it is declined */
+  scopes: ReadonlyMap<string, TransferScope>;
   metrics: DnsMetrics;
   log: Logger;
   /** how long the client may leave a backlog of messages unread before the transfer is abandoned (ms) */
@@ -131,8 +133,10 @@ export interface TransferDeps {
  * The AXFR/IXFR handler (docs/dns.md "Zone transfers"; RFC 5936, RFC 1995 §4). It answers only a
  * well-formed request for the apex of a served zone, with `dns.axfr.enabled`, and with a TSIG that
  * verifies (required when `dns.axfr.requireTsig`); everything else is declined, and the answer
- * path replies REFUSED or with the TSIG error. IXFR gets the full zone, AXFR-style. The records
- * are those of `zoneRecords` at the serial current when the request arrived; messages are sent one
+ * path replies REFUSED or with the TSIG error. A signed request gets the records of its key's scope
+ * (a tenant's names, or the whole zone for the operator's key; a key with no scope is declined),
+ * an unsigned one (allowed without `requireTsig`) the whole zone. IXFR gets the same, AXFR-style.
+ * The records are those of `zoneRecords` at the serial current when the request arrived; messages are sent one
  * at a time, each signed when the request was (RFC 8945 §5.3.1), with a turn of the event loop
  * between them and a wait whenever the connection's backlog is large, so UDP answers keep flowing
  * and a client that stops reading is cut off after `writeTimeoutMs`. One log line per transfer
@@ -147,9 +151,13 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     if (!axfr.enabled || decodeQuery(req, q) !== DecodeStatus.Ok || q.qclass !== 1) return false;
     let signer: TsigStreamSigner | undefined;
     let keyName: string | undefined;
+    let scope: TransferScope = SYSTEM_SCOPE;
     if (q.tsigAt >= 0) {
       const v = verifyRequest(req, q.tsigAt, deps.keys, Math.floor(now() / 1000));
       if (!v.ok) return false;
+      const s = deps.scopes.get(v.key.name);
+      if (s === undefined) return false;
+      scope = s;
       signer = new TsigStreamSigner(v);
       keyName = v.key.name;
     } else if (axfr.requireTsig) {
@@ -159,7 +167,7 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     const zone = ix.zones.get(q.name);
     if (!zone) return false;
     const t0 = performance.now();
-    const records = await zoneRecords(ix, zone, deps.config);
+    const records = await zoneRecords(ix, zone, deps.config, scope);
     const enc = new TransferEncoder(req, q, zone.name, records, payloadSize);
     let messages = 0;
     while (!enc.done) {
@@ -176,7 +184,7 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     }
     deps.metrics.transfers.ok++;
     deps.log.info({
-      zone: zone.name, src, type: q.qtype === 251 ? 'IXFR' : 'AXFR', serial: ix.serial, records: records.length, messages,
+      zone: zone.name, src, type: q.qtype === 251 ? 'IXFR' : 'AXFR', scope, serial: ix.serial, records: records.length, messages,
       ms: Math.round(performance.now() - t0), tsigKey: keyName,
     }, 'dns zone transfer');
     return true;

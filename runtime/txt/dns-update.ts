@@ -58,8 +58,10 @@ function checkPrereqs(zone: string, rrs: readonly UpdateRecord[], names: ReturnT
     } else if (rr.cls === IN) {
       if (rr.ttl !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a value-dependent prerequisite has a TTL');
       if (rr.type !== TXT) return refuse(UPDATE_RCODE.NXRRSET, `value-dependent prerequisites are checked for TXT only (${rr.name} type ${rr.type})`);
+      const v = txtValueOf(rr.rdata);
+      if ('problem' in v) return v.problem === 'malformed' ? refuse(UPDATE_RCODE.FORMERR, `the TXT data of prerequisite ${rr.name} is malformed`) : refuse(UPDATE_RCODE.NXRRSET, `the TXT set at ${rr.name} differs (a value that is not UTF-8 is never stored)`);
       const set = wanted.get(rr.name) ?? new Set<string>();
-      set.add(txtValueOf(rr.rdata));
+      set.add(v.value);
       wanted.set(rr.name, set);
     } else {
       return refuse(UPDATE_RCODE.FORMERR, `prerequisite class ${rr.cls}`);
@@ -81,16 +83,35 @@ function checkPrereqs(zone: string, rrs: readonly UpdateRecord[], names: ReturnT
 function checkUpdate(zone: string, rr: UpdateRecord, grant: UpdateGrant): UpdateOutcome | undefined {
   if (!isAtOrUnder(rr.name, zone)) return refuse(UPDATE_RCODE.NOTZONE, `${rr.name} is outside zone ${zone}`);
   if (grant.suffixes.length > 0 && !grant.suffixes.some((s) => isAtOrUnder(rr.name, toFqdn(s)))) return refuse(UPDATE_RCODE.REFUSED, `key ${grant.key} may not change ${rr.name}`);
-  if (rr.cls === IN) return rr.type === TXT ? undefined : refuse(rr.type === ANY || rr.type >= 249 ? UPDATE_RCODE.FORMERR : UPDATE_RCODE.REFUSED, `only TXT records are updated (type ${rr.type})`);
+  if (rr.cls === IN) return rr.type === TXT ? checkTxtData(rr) : refuse(rr.type === ANY || rr.type >= 249 ? UPDATE_RCODE.FORMERR : UPDATE_RCODE.REFUSED, `only TXT records are updated (type ${rr.type})`);
   if (rr.cls === ANY) {
     if (rr.ttl !== 0 || rr.rdata.length !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a class ANY update has a TTL or data');
     return rr.type === TXT || rr.type === ANY ? undefined : refuse(UPDATE_RCODE.REFUSED, `only TXT records are updated (type ${rr.type})`);
   }
   if (rr.cls === NONE) {
     if (rr.ttl !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a class NONE update has a TTL');
-    return rr.type === TXT ? undefined : refuse(UPDATE_RCODE.REFUSED, `only TXT records are updated (type ${rr.type})`);
+    return rr.type === TXT ? checkTxtData(rr) : refuse(UPDATE_RCODE.REFUSED, `only TXT records are updated (type ${rr.type})`);
   }
   return refuse(UPDATE_RCODE.FORMERR, `update class ${rr.cls}`);
+}
+
+/**
+ * The data of a TXT record to add or delete: character-strings that fit it (else FORMERR) holding
+ * UTF-8 (else REFUSED: values are stored as text, and bytes that are not UTF-8 would come back as
+ * U+FFFD, a different record than the client sent).
+ */
+function checkTxtData(rr: UpdateRecord): UpdateOutcome | undefined {
+  const v = txtValueOf(rr.rdata);
+  if (!('problem' in v)) return undefined;
+  return v.problem === 'malformed'
+    ? refuse(UPDATE_RCODE.FORMERR, `the TXT data of ${rr.name} is malformed (a character-string overruns it)`)
+    : refuse(UPDATE_RCODE.REFUSED, `the TXT data of ${rr.name} is not UTF-8: values are stored as text`);
+}
+
+/** The value of a TXT record `checkTxtData` passed. */
+function valueOf(rr: UpdateRecord): string {
+  const v = txtValueOf(rr.rdata);
+  return 'value' in v ? v.value : '';
 }
 
 /**
@@ -120,13 +141,13 @@ export function applyDnsUpdate(core: TxtCore & { config: { tenancy: { operatorTe
       work.set(rr.name, w);
     }
     if (rr.cls === IN) {
-      const v = txtValueOf(rr.rdata);
+      const v = valueOf(rr);
       if (!w.values.includes(v)) w.values.push(v);
       w.ttl = rr.ttl;
     } else if (rr.cls === ANY) {
       w.values = [];
     } else {
-      const v = txtValueOf(rr.rdata);
+      const v = valueOf(rr);
       w.values = w.values.filter((x) => x !== v);
     }
   }

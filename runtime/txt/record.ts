@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { GenericRow } from '../model/types.js';
 import { badRequest } from '../errors.js';
 import { isFqdn } from '../net/ip.js';
@@ -85,13 +86,21 @@ export function txtRdata(value: string): Buffer {
   return out;
 }
 
-/** The value a TXT RDATA holds: its character-strings concatenated (the inverse of {@link txtRdata}). */
-export function txtValueOf(rdata: Uint8Array): string {
+/**
+ * The value a TXT RDATA holds: its character-strings concatenated (the inverse of
+ * {@link txtRdata}), or why it holds none: `malformed` when a character-string overruns the data,
+ * `not-utf8` when the bytes are not UTF-8. Values are text, stored as JSON strings (rows, the
+ * config stream, the REST API), so other bytes cannot be kept as sent: rather than store U+FFFD in
+ * their place, the caller refuses them (docs/dns.md "Dynamic updates").
+ */
+export function txtValueOf(rdata: Uint8Array): { value: string } | { problem: 'malformed' | 'not-utf8' } {
   const parts: Uint8Array[] = [];
   for (let at = 0; at < rdata.length; ) {
     const n = rdata[at]!;
+    if (at + 1 + n > rdata.length) return { problem: 'malformed' };
     parts.push(rdata.subarray(at + 1, at + 1 + n));
     at += n + 1;
   }
-  return Buffer.concat(parts).toString('utf8');
+  const bytes = Buffer.concat(parts);
+  return isUtf8(bytes) ? { value: bytes.toString('utf8') } : { problem: 'not-utf8' };
 }

@@ -131,14 +131,16 @@ const nodes = new Set<GslbdNode>();
 
 /**
  * Spawns `node --import tsx runtime/main.ts --config <tmpfile>` with a config built from `state`
- * (merged into `state`) and `extra` top-level keys. Resolves when the API answers (any status: the test may use a system key).
+ * (merged into `state`) and `extra` top-level keys (an object merged one level into the default
+ * of its key: `{dns: {domain}}` keeps the node's DNS port). Resolves when the API answers (any
+ * status: the test may use a system key).
  */
 export async function spawnGslbd(id: string, state: Record<string, unknown>, extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<GslbdNode> {
   const { writeFileSync } = await import('node:fs');
   const dir = mkdtempSync(join(tmpdir(), `gslbd-${id}-`));
   const apiPort = await freePort();
   const dnsPort = await freePort();
-  const config = {
+  const config: Record<string, unknown> = {
     cluster: { id: 'test-cluster' },
     node: { id },
     database: { path: join(dir, 'gslbd.db') },
@@ -146,8 +148,11 @@ export async function spawnGslbd(id: string, state: Record<string, unknown>, ext
     dns: { listenAddr: '127.0.0.1', port: dnsPort },
     logging: { format: 'json', level: 'info' },
     state,
-    ...extra,
   };
+  for (const [k, v] of Object.entries(extra)) {
+    const base = config[k];
+    config[k] = base && typeof base === 'object' && v && typeof v === 'object' && !Array.isArray(v) ? { ...base, ...v } : v;
+  }
   const configPath = join(dir, 'config.yaml');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const n: GslbdNode = {

@@ -20,7 +20,8 @@ const SECRET512 = Buffer.from('gslbd-axfr-test-secret-for-hmac-sha512-must-be-lo
 const WRONG = Buffer.from('not-the-configured-secret-at-all').toString('base64');
 const K256 = `hmac-sha256:xfr.example.test:${SECRET256}`;
 const K512 = `hmac-sha512:xfr512.example.test:${SECRET512}`;
-const KEYS = [{ name: 'xfr.example.test', algorithm: 'hmac-sha256', secret: SECRET256 }, { name: 'xfr512.example.test', algorithm: 'hmac-sha512', secret: SECRET512 }];
+// the operator's keys (`tenant: system`): a full secondary gets the whole zone (docs/dns.md "Who gets which records")
+const KEYS = [{ name: 'xfr.example.test', algorithm: 'hmac-sha256', secret: SECRET256, tenant: 'system' }, { name: 'xfr512.example.test', algorithm: 'hmac-sha512', secret: SECRET512, tenant: 'system' }];
 const dnsCfg = (axfr: Record<string, unknown>) => ({
   listenAddr: '127.0.0.1', port: 0, domain: 'example.test', nsNames: ['ns1.example.test.', 'ns2.example.test.'], axfr,
 }) as never;

@@ -126,3 +126,19 @@ test('a captured signed UPDATE sent again is refused (replay), and so is an olde
   assert.equal(await send(build(103, 'three', now + 1)), 0, 'a newer one is accepted');
   assert.deepEqual((await txt('replay.acme.example.test')).answers, ['"one"', '"three"']);
 });
+
+test('TXT data that is not UTF-8 is REFUSED, not stored as U+FFFD; UTF-8 text is kept byte for byte', async () => {
+  // the operator's key: the acme key's newest Time Signed may sit a second ahead (the replay test)
+  const name = 'bytes.example.test';
+  // nsupdate's \DDD escapes send the octets 0xff 0xfe: no UTF-8 text has them
+  let r = await nsupdate([`update add ${name} 60 TXT "\\255\\254"`], ops);
+  assert.notEqual(r.code, 0);
+  assert.match(r.out, /REFUSED/, r.out);
+  assert.equal((await txt(name)).status, 'NXDOMAIN', 'nothing was stored');
+  assert.ok(d.logs.lines.some((l) => l.msg === 'dns update' && /not UTF-8/.test(String(l.reason))), 'the log says why');
+  // é (0xc3 0xa9) is UTF-8: stored and served as the same two octets
+  r = await nsupdate([`update add ${name} 60 TXT "caf\\195\\169"`], ops);
+  assert.equal(r.code, 0, r.out);
+  const back = await dig(port, [name, 'TXT']);
+  assert.deepEqual(back.answers, ['"caf\\195\\169"']);
+});

@@ -39,7 +39,7 @@ test('a worker told to commit an image it never got asks for a resync and then s
     const port = await freeUdpPort();
     let resyncs = 0;
     const started = DnsWorkers.start({
-      count: 1, log: d.core.log, metrics: new DnsMetrics(), current, onResync: () => { resyncs++; }, answer: () => null,
+      count: 1, log: d.core.log, metrics: new DnsMetrics(), current, onResync: () => { resyncs++; }, answer: () => Promise.resolve(null),
       init: { config: d.core.config, sequence: new SharedArrayBuffer(4), port, version: Buffer.from('v'), board: new HealthBoardWriter().buffers, image: current() },
     });
     workers = started.workers;

@@ -223,3 +223,33 @@ test('dns.workers 2 with dns.dnssec: every thread signs, and delv validates answ
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('dns.workers 2: a signed UPDATE a worker thread receives is forwarded, carried out once (replay cache) and answered', { skip, timeout: 60_000 }, async () => {
+  const { signRequest, tsigKeyring } = await import('../../runtime/dns/tsig.js');
+  const secret = Buffer.from('workers-update-key-of-32-bytes!!').toString('base64');
+  const d = await startTestDaemon({
+    dns: {
+      listenAddr: '127.0.0.1', port: 0, domain: 'workers.test', workers: 2,
+      axfr: { tsigKeys: [{ name: 'up.workers.test', secret }] }, update: { enabled: true, grants: [{ key: 'up.workers.test', tenant: 'default' }] },
+    } as never,
+  });
+  try {
+    const port = d.ports.dnsPort as number;
+    const key = tsigKeyring([{ name: 'up.workers.test', secret }]).get('up.workers.test.')!;
+    const now = Math.floor(Date.now() / 1000);
+    // each from its own socket (source port): SO_REUSEPORT spreads them over both threads
+    const msgs = Array.from({ length: 24 }, (_, i) => signRequest(dnsPacket.encode({
+      type: 'query', id: 100 + i, flags: 5 << 11, questions: [{ name: 'workers.test', type: 'SOA', class: 'IN' }],
+      authorities: [{ name: `u${i}.workers.test`, type: 'TXT', class: 'IN', ttl: 60, data: [`v${i}`] }],
+    } as never), key, now).msg);
+    const first = await Promise.all(msgs.map((m) => udpExchange(port, m, 10_000)));
+    assert.deepEqual(first.map((r) => r.readUInt16BE(2) & 0xf), msgs.map(() => 0), 'every UPDATE answered NOERROR');
+    const again = await Promise.all(msgs.map((m) => udpExchange(port, m, 10_000)));
+    assert.deepEqual(again.map((r) => r.readUInt16BE(2) & 0xf), msgs.map(() => 5), 'each replay REFUSED, whichever thread got it');
+    assert.deepEqual((await dig(port, ['u23.workers.test', 'TXT'])).answers, ['"v23"']);
+    const perThread = (d.ports.dnsWorkerQueries as () => number[])();
+    assert.ok(perThread.length === 2, String(perThread));
+  } finally {
+    await d.stop();
+  }
+});

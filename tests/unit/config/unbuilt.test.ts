@@ -96,6 +96,11 @@ test('zone transfer keys are built: accepted when valid, checked when not, secre
     { name: 'requireTsig without keys', yaml: 'dns:\n  axfr:\n    requireTsig: true', want: [/dns\.axfr\.requireTsig = true: needs at least one key in dns\.axfr\.tsigKeys/] },
     { name: 'secret not base64', yaml: 'dns:\n  axfr:\n    tsigKeys: [{name: k1, secret: "not base64!"}]', want: [/dns\.axfr\.tsigKeys\.0\.secret = "\[redacted\]": must be a non-empty base64 string/] },
     { name: 'same key name twice', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: k1, secret: ${secret}}, {name: K1., secret: ${secret}}]`, want: [/dns\.axfr\.tsigKeys\.1\.name = "K1\.": is already the name of dns\.axfr\.tsigKeys\[0\]/] },
+    // whom a key transfers for (docs/dns.md "Who gets which records"): one tenant per key
+    { name: 'the operator\'s key, granted to the operator tenant', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: ops, secret: ${secret}, tenant: system}]\n  update:\n    grants: [{key: ops, tenant: default}]`, want: [] },
+    { name: 'a tenant\'s key with its own grant', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: ka, secret: ${secret}, tenant: a}]\n  update:\n    grants: [{key: ka, tenant: a}]`, want: [] },
+    { name: 'a key of one tenant granted to another', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: ka, secret: ${secret}, tenant: a}]\n  update:\n    grants: [{key: ka, tenant: b}]`, want: [/dns\.update\.grants\.0\.tenant = "b": must be the tenant of key ka \(a\)/] },
+    { name: 'one key granted to two tenants', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: k, secret: ${secret}}]\n  update:\n    grants: [{key: k, tenant: a}, {key: k, tenant: b}]`, want: [/dns\.update\.grants\.1\.tenant = "b": key k already acts for tenant a/] },
   ];
   for (const row of rows) {
     const problems = problemsOf(`node: {id: n1}\n${row.yaml}\n`);

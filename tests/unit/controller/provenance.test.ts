@@ -88,7 +88,7 @@ test('provenance text: commit, signer, applied time and plan id; REST writes say
   for (const r of rows) {
     const p = makeProvenance(r.given);
     assert.equal(p.text, r.want, r.name);
-    assert.equal(txtValueOf(p.rdata), r.want, `${r.name}: RDATA holds the text`);
+    assert.deepEqual(txtValueOf(p.rdata), { value: r.want }, `${r.name}: RDATA holds the text`);
   }
 });
 

@@ -21,6 +21,12 @@ const DIG = {
   /** example.test NS with EDNS (a cookie), hmac-sha512, key xfr512.example.test */
   sha512: { hex: '123401200001000000000002076578616d706c650474657374000002000100002904d000000000000c000a0008b5e4db59f93633b706786672353132076578616d706c6504746573740000fa00ff00000000005d0b686d61632d7368613531320000006b058686012c00401e4b2d2a4063a6a0edce87eedb5be681e07026334ee4a40ddbc12997b180b8f44ac3332c88d649d829c4afcad8965306b920ddb17b38699e76e73e09374d16a9123400000000', time: 0x6b058686 },
   /** www.example.test A with EDNS, hmac-sha1, key xfr1.example.test */
+  /**
+   * example.test SOA, +noedns, hmac-sha256, key xfr.example.test, signed by dnspython 2.3
+   * (`make_query` + `use_tsig`): its TSIG owner name is compressed, `xfr` then a pointer to the
+   * question's `example.test` (RFC 8945 §4.2 says it should not be; certbot's RFC 2136 plugin sends it so)
+   */
+  dnspython: { hex: '123401000001000000000001076578616d706c650474657374000006000103786672c00c00fa00ff00000000003d0b686d61632d7368613235360000006b0acb93012c002036aa49ebb039dd6052ff651c5fd57f8a4ed8c8cb5ddfdff800badd7b686ef69a123400000000', time: 0x6b0acb93 },
   sha1: { hex: '12340120000100000000000203777777076578616d706c650474657374000001000100002904d000000000000c000a0008fdcda06095422df40478667231076578616d706c6504746573740000fa00ff00000000002f09686d61632d736861310000006b058687012c001478ba798374ade43a9036bd070621ff26f282eb4b123400000000', time: 0x6b058687 },
 };
 const KEYS = tsigKeyring([
@@ -53,6 +59,7 @@ test('verifyRequest: requests signed by dig, and what tampering or the clock doe
   const rows: { name: string; given: { msg: Buffer; keys: TsigKeyring; now: number }; want: string }[] = [
     { name: 'hmac-sha256 at its time', given: { msg: s256, keys: KEYS, now: DIG.sha256.time }, want: 'ok xfr.example.test.' },
     { name: 'hmac-sha512 (key name in another case in the config)', given: { msg: Buffer.from(DIG.sha512.hex, 'hex'), keys: KEYS, now: DIG.sha512.time }, want: 'ok xfr512.example.test.' },
+    { name: 'hmac-sha256 by dnspython, the owner name compressed', given: { msg: Buffer.from(DIG.dnspython.hex, 'hex'), keys: KEYS, now: DIG.dnspython.time }, want: 'ok xfr.example.test.' },
     { name: 'hmac-sha1', given: { msg: Buffer.from(DIG.sha1.hex, 'hex'), keys: KEYS, now: DIG.sha1.time }, want: 'ok xfr1.example.test.' },
     { name: 'at the edge of the fudge (300 s later)', given: { msg: s256, keys: KEYS, now: DIG.sha256.time + 300 }, want: 'ok xfr.example.test.' },
     { name: 'past the fudge', given: { msg: s256, keys: KEYS, now: DIG.sha256.time + 301 }, want: 'NOTAUTH BADTIME (key known)' },
@@ -66,6 +73,28 @@ test('verifyRequest: requests signed by dig, and what tampering or the clock doe
     { name: 'known name, other algorithm', given: { msg: s256, keys: wrongAlg, now: DIG.sha256.time }, want: 'NOTAUTH BADKEY' },
   ];
   for (const r of rows) assert.equal(verdict(r.given.msg, r.given.keys, r.given.now), r.want, r.name);
+});
+
+test('parseTsig: a compressed owner name is followed backwards only, within 255 octets; loops and forward pointers are malformed', () => {
+  const good = Buffer.from(DIG.dnspython.hex, 'hex');
+  const at = lastRecordStart(good);
+  const ptrAt = at + 4; // \x03xfr then the pointer
+  assert.equal(good.readUInt16BE(ptrAt), 0xc00c);
+  assert.equal(parseTsig(good, at)!.keyName, 'xfr.example.test.');
+  const withPtr = (to: number) => { const b = Buffer.from(good); b.writeUInt16BE(0xc000 | to, ptrAt); return b; };
+  const rows: { name: string; given: Buffer; want: string | undefined }[] = [
+    { name: 'to the question name', given: good, want: 'xfr.example.test.' },
+    { name: 'to the TLD label of the question', given: withPtr(20), want: 'xfr.test.' },
+    { name: 'to itself (a loop)', given: withPtr(ptrAt), want: undefined },
+    { name: 'to its own first label (a loop)', given: withPtr(at), want: undefined },
+    { name: 'forward, past the name', given: withPtr(ptrAt + 2), want: undefined },
+    { name: 'past the end of the message', given: withPtr(0x3fff), want: undefined },
+  ];
+  for (const r of rows) assert.equal(parseTsig(r.given, at)?.keyName, r.want, r.name);
+  // a chain of pointers, each to the one before it, that would spell a name over 255 octets
+  const labels = Buffer.concat(Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)])));
+  const long = Buffer.concat([Buffer.alloc(12), labels, Buffer.from([0xc0, 12])]);
+  assert.equal(parseTsig(long, 12 + labels.length), undefined, 'a name longer than 255 octets');
 });
 
 /** A request signed here, with its MAC rewritten to `macLen` bytes (the rdlength adjusted). */

@@ -107,6 +107,20 @@ test('zone content: SOA, NS, then every owner in canonical order with A, AAAA an
   ]);
 });
 
+test('a tenant scope: that tenant\'s services and TXT records between the apex SOA and NS; system: everything', () => {
+  const ix = buildZoneIndex(snapshotOf(ROWS, TXTS), cfg, geo, 0, 5);
+  const apex = ['example.test. 3600 SOA ns1.example.test. serial 5', 'example.test. 3600 NS ns1.example.test.', 'example.test. 3600 NS ns2.example.test.'];
+  const rows: { name: string; scope: string | undefined; want: string[] }[] = [
+    { name: 't2', scope: 't2', want: [...apex, 'mail.cust.example.test. 60 TXT 10:t2 owns it', 'shop.cust.example.test. 60 A 203.0.113.5', apex[0]!] },
+    { name: 'a tenant with nothing', scope: 'nobody', want: [...apex, apex[0]!] },
+    { name: 'system (the default)', scope: undefined, want: render(buildZoneRecords(ix, ix.main!, cfg), 'example.test.') },
+  ];
+  for (const r of rows) assert.deepEqual(render(buildZoneRecords(ix, ix.main!, cfg, r.scope ?? 'system'), 'example.test.'), r.want, r.name);
+  // the default tenant's own names, not t2's (a squatter's row under t2's suffix is not served at all)
+  const own = render(buildZoneRecords(ix, ix.main!, cfg, 'default'), 'example.test.');
+  assert.ok(own.includes('www.example.test. 120 A 192.0.2.1') && !own.some((l) => l.includes('cust.example.test')));
+});
+
 test('TXT data: UTF-8 split into 255-octet character-strings; an empty value is one empty string', () => {
   const rows: { name: string; given: string; want: number[] }[] = [
     { name: 'empty', given: '', want: [0] },

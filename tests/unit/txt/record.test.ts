@@ -38,6 +38,14 @@ test('txtRdata: 255-byte character-strings (RFC 1035 §3.3.14); the empty value 
     for (let at = 0; at < rd.length; at += rd[at]! + 1) lengths.push(rd[at]!);
     assert.deepEqual(lengths, r.lengths, `${r.value.length} bytes`);
     assert.equal(rd.length, Buffer.byteLength(r.value) + r.lengths.length);
-    assert.equal(txtValueOf(rd), r.value);
+    assert.deepEqual(txtValueOf(rd), { value: r.value });
   }
+  // what an RFC 2136 client may send that is not a stored value: refused, never turned into U+FFFD
+  const bad: { name: string; given: number[]; want: unknown }[] = [
+    { name: 'not UTF-8', given: [2, 0xff, 0xfe], want: { problem: 'not-utf8' } },
+    { name: 'a UTF-8 sequence cut between two strings is still UTF-8', given: [1, 0xc3, 1, 0xa9], want: { value: 'é' } },
+    { name: 'a lone continuation byte', given: [3, 0x61, 0x80, 0x62], want: { problem: 'not-utf8' } },
+    { name: 'a string longer than the data', given: [5, 0x61], want: { problem: 'malformed' } },
+  ];
+  for (const r of bad) assert.deepEqual(txtValueOf(Buffer.from(r.given)), r.want, r.name);
 });
