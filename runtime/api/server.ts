@@ -9,6 +9,7 @@ import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
 import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
 import { apiSchemas, componentName, publicErrorResponses, resourceSchema } from './schemas.js';
+import { finishDocument } from './openapi-document.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -127,6 +128,7 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     },
     refResolver: { buildLocalReference: localReference },
     transform: ({ schema, url, route }) => ({ schema: documentGlobals(schema, route), url }),
+    transformObject: (documents) => finishDocument('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
   await app.register(async (api) => {
     for (const p of ext.apiPlugins) await api.register(p);
