@@ -1,5 +1,16 @@
 import { FORMAT_HINTS } from '../config/format-patterns.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The request body as the document shows it (`{content: {<media type>: {schema}}}`), for a
+     * route whose handler reads the body itself, such as a multipart stream: fastify does not
+     * validate it (server.ts puts it in the route's document only).
+     */
+    documentBody?: unknown;
+  }
+}
+
 /** Keys whose values are data, not schemas: never rewritten. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 

@@ -72,11 +72,15 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * What every operation has without its route saying so: a public route needs no credentials (an
  * empty security list), and a documented route that takes a body can answer 413 (too large) and
- * 415 (not JSON), which the server answers before any handler.
+ * 415 (not JSON), which the server answers before any handler. A route's `config.documentBody`
+ * is its request body in the document only.
  */
 function documentGlobals(schema: FastifySchema, route: RouteOptions): FastifySchema {
   const out = { ...schema };
-  if ((route.config as { public?: boolean } | undefined)?.public) out.security = [];
+  const config = route.config as { public?: boolean; documentBody?: unknown } | undefined;
+  if (config?.public) out.security = [];
+  // a route that reads its own body (the form endpoint streams multipart files) documents it here, unvalidated by fastify
+  if (config?.documentBody !== undefined) out.body = config.documentBody;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (out.response && methods.some((m) => BODY_METHODS.has(m))) {
     // a body with its own media types (the git webhook takes any) has no 415; the JSON-only API does
