@@ -9,6 +9,7 @@ import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
 import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
 import { apiSchemas, componentName, publicErrorResponses, resourceSchema } from './schemas.js';
+import { finishDocument } from './openapi-document.js';
 
 declare module '../ports.js' {
   interface Ports {
@@ -71,11 +72,15 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * What every operation has without its route saying so: a public route needs no credentials (an
  * empty security list), and a documented route that takes a body can answer 413 (too large) and
- * 415 (not JSON), which the server answers before any handler.
+ * 415 (not JSON), which the server answers before any handler. A route's `config.documentBody`
+ * is its request body in the document only.
  */
 function documentGlobals(schema: FastifySchema, route: RouteOptions): FastifySchema {
   const out = { ...schema };
-  if ((route.config as { public?: boolean } | undefined)?.public) out.security = [];
+  const config = route.config as { public?: boolean; documentBody?: unknown } | undefined;
+  if (config?.public) out.security = [];
+  // a route that reads its own body (the form endpoint streams multipart files) documents it here, unvalidated by fastify
+  if (config?.documentBody !== undefined) out.body = config.documentBody;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (out.response && methods.some((m) => BODY_METHODS.has(m))) {
     // a body with its own media types (the git webhook takes any) has no 415; the JSON-only API does
@@ -127,6 +132,7 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     },
     refResolver: { buildLocalReference: localReference },
     transform: ({ schema, url, route }) => ({ schema: documentGlobals(schema, route), url }),
+    transformObject: (documents) => finishDocument('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
   await app.register(async (api) => {
     for (const p of ext.apiPlugins) await api.register(p);

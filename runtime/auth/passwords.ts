@@ -19,10 +19,15 @@ export async function verifyPassword(password: string, hash: string | null, cost
   return bcrypt.compare(password, hash);
 }
 
-/** Password rules: 8 to 256 characters (bcrypt reads only the first 72 bytes). Throws 400. */
+/**
+ * Password rules: 8 to 256 characters (bcrypt reads only the first 72 bytes). Throws 400.
+ * Characters are code points, as the request schemas' `minLength` and `maxLength` count them
+ * (schemas/api-auth.v1.schema.json), so a password the document allows is never refused here.
+ */
 export function checkPasswordRules(password: unknown): string {
-  if (typeof password !== 'string' || password.length < 8) throw badRequest('password must be at least 8 characters');
-  if (password.length > 256) throw badRequest('password must be at most 256 characters');
+  const length = typeof password === 'string' ? [...password].length : 0;
+  if (typeof password !== 'string' || length < 8) throw badRequest('password must be at least 8 characters');
+  if (length > 256) throw badRequest('password must be at most 256 characters');
   return password;
 }
 

@@ -50,8 +50,17 @@ function describeFormat(format: string, data: unknown): string {
   return `must be ${FORMAT_RULES[format] ?? format}`;
 }
 
-/** Renders one ajv error as `rule` text (without the path). */
+/** Keywords whose failure a schema may describe in words with `x-rule` (a pattern says little to a person). */
+const RULE_KEYWORDS = new Set(['pattern', 'minLength', 'maxLength', 'minimum', 'maximum']);
+
+/**
+ * Renders one ajv error as `rule` text (without the path). A schema's `x-rule` (`a whole number
+ * from 1 to 100`) names the rule its `pattern` and bounds express, read from the error's
+ * `parentSchema` (ajv's `verbose` option).
+ */
 export function describeAjvError(e: ErrorObject): string {
+  const rule = (e.parentSchema as { 'x-rule'?: unknown } | undefined)?.['x-rule'];
+  if (typeof rule === 'string' && RULE_KEYWORDS.has(e.keyword)) return `must be ${rule}`;
   switch (e.keyword) {
     case 'additionalProperties':
       return `unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;

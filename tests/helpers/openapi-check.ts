@@ -4,7 +4,7 @@ import { addProjectFormats } from '../../runtime/config/ajv.js';
 import type { Part } from '../../runtime/parts.js';
 
 /** The parts of an OpenAPI 3.0 document the check reads. */
-interface OpenApiDoc {
+export interface OpenApiDoc {
   paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
   components?: { schemas?: Record<string, unknown> };
 }
@@ -13,7 +13,7 @@ interface OpenApiDoc {
 export interface OpenApiCheck {
   /** the part to put first in the daemon's parts list */
   part: Part;
-  /** responses of documented-or-not /api/v1 and /public/v1 routes examined */
+  /** responses of documented-or-not /api/v1, /public/v1 and /f/ routes examined */
   readonly checked: number;
   /** JSON bodies validated against their schema */
   readonly bodies: number;
@@ -21,13 +21,13 @@ export interface OpenApiCheck {
   violations(): string[];
 }
 
-const DOC_ID = 'openapi.json';
+export const DOC_ID = 'openapi.json';
 
 /**
  * OpenAPI 3.0 schema → draft-07 for ajv: `nullable: true` becomes a `null` member of `type` (and of
  * `enum`), and component references point into the document added under {@link DOC_ID}.
  */
-function toDraft07(node: unknown): unknown {
+export function toDraft07(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toDraft07);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
@@ -46,38 +46,44 @@ const docPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const isJson = (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json');
 
+/** What kind of mismatch a violation is. */
+export type ViolationKind = 'route' | 'status' | 'media-type' | 'schema';
+
+/** The outcome of checking one response: the violation and its kind, if any, and whether a JSON body was validated. */
+export interface ResponseCheck { violation?: string; kind?: ViolationKind; validated: boolean }
+
 /**
  * Builds the checker of one response against the document: the route and method are documented,
  * the status is (exactly, as `4XX`, or `default`), the media type is one the response documents,
  * and a JSON body validates against its schema. Returns the violation, or undefined.
  */
-function responseChecker(doc: OpenApiDoc) {
+export function responseChecker(doc: OpenApiDoc) {
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
   addProjectFormats(ajv);
   ajv.addSchema({ $id: DOC_ID, components: toDraft07(doc.components ?? {}) });
   const compiled = new Map<string, ValidateFunction>();
-  return (method: string, path: string, status: number, mediaType: string, body: string | undefined): { violation?: string; validated: boolean } => {
+  return (method: string, path: string, status: number, mediaType: string, body: string | undefined): ResponseCheck => {
     const where = `${method} ${path} → ${status}`;
     const op = doc.paths[path]?.[method.toLowerCase()];
-    if (!op) return { violation: `${method} ${path}: route not in the document`, validated: false };
+    if (!op) return { violation: `${method} ${path}: route not in the document`, kind: 'route', validated: false };
     const responses = op.responses ?? {};
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => responses[k] !== undefined);
-    if (key === undefined) return { violation: `${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`, validated: false };
+    if (key === undefined) return { violation: `${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`, kind: 'status', validated: false };
     if (body === undefined || body === '') return { validated: false };
     const content = responses[key]!.content;
-    if (!content) return { violation: `${where}: a ${mediaType || 'body'} body, but the response documents none`, validated: false };
+    if (!content) return { violation: `${where}: a ${mediaType || 'body'} body, but the response documents none`, kind: 'media-type', validated: false };
     const media = Object.keys(content).find((m) => m === mediaType) ?? (isJson(mediaType) ? Object.keys(content).find(isJson) : undefined);
-    if (media === undefined) return { violation: `${where}: media type ${mediaType} not documented (documented: ${Object.keys(content).join(', ')})`, validated: false };
+    if (media === undefined) return { violation: `${where}: media type ${mediaType} not documented (documented: ${Object.keys(content).join(', ')})`, kind: 'media-type', validated: false };
     if (!isJson(mediaType)) return { validated: false };
     const schema = content[media]!.schema;
-    if (schema === undefined) return { violation: `${where}: no schema for the JSON body`, validated: false };
+    if (schema === undefined) return { violation: `${where}: no schema for the JSON body`, kind: 'schema', validated: false };
     let data: unknown;
-    try { data = JSON.parse(body); } catch { return { violation: `${where}: the body is not JSON`, validated: false }; }
+    try { data = JSON.parse(body); } catch { return { violation: `${where}: the body is not JSON`, kind: 'schema', validated: false }; }
     const id = `${method} ${path} ${key} ${media}`;
     let validate = compiled.get(id);
     if (!validate) compiled.set(id, (validate = ajv.compile(toDraft07(schema) as object)));
     if (validate(data)) return { validated: true };
-    return { violation: `${where}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`, validated: true };
+    return { violation: `${where}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`, kind: 'schema', validated: true };
   };
 }
 
@@ -110,9 +116,10 @@ export function createOpenApiCheck(): OpenApiCheck {
     return payload;
   };
   const plugin = Object.assign(async (app: FastifyInstance) => { app.addHook('onSend', onSend); }, { [Symbol.for('skip-override')]: true });
-  // The form service's /public/v1 is a root plugin: the same check, from the root, for its routes only.
+  // The form service's /public/v1 and its submission endpoint /f/ are root plugins: the same
+  // check, from the root, for their routes only.
   const onSendPublic = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) =>
-    (req.routeOptions.url?.startsWith('/public/v1/') ? onSend(req, reply, payload) : payload);
+    (/^\/(public\/v1|f)\//.test(req.routeOptions.url ?? '') ? onSend(req, reply, payload) : payload);
   const rootPlugin = Object.assign(async (app: FastifyInstance) => { app.addHook('onSend', onSendPublic); }, { [Symbol.for('skip-override')]: true });
   return {
     part: { name: 'openapi-check', setup: (_core, ext) => { ext.apiPlugins.unshift(plugin); ext.rootPlugins.unshift(rootPlugin); } },

@@ -96,7 +96,7 @@ test('PUT stores, applies at once, never returns the password, encrypts it at re
 test('PUT rejects bad input with a clear 400 and changes nothing', async () => {
   const rows: [unknown, RegExp][] = [
     [{ host: '127.0.0.1', tls: true, startTls: true }, /cannot both be true/],
-    [{ host: '127.0.0.1', to: ['not-an-address'] }, /not a mail address/],
+    [{ host: '127.0.0.1', to: ['not-an-address'] }, /^to\.0: must be a mail address/],
     [{ port: 25 }, /host is required/],
     [{ host: '127.0.0.1', port: 70000 }, /port/],
     [{ host: '127.0.0.1', bogus: 1 }, /unknown field "bogus"/],

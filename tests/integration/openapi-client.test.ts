@@ -10,7 +10,7 @@ import { api, startTestDaemon } from '../helpers/daemon.js';
 import { PACKAGE_ROOT } from '../../runtime/paths.js';
 
 type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
-type Operation = { operationId?: string; responses?: Responses };
+type Operation = { operationId?: string; responses?: Responses; security?: unknown[] };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
@@ -187,9 +187,12 @@ test('OpenAPI document: operation ids, 401/403 on every non-public operation, re
     expectNone('/public/v1 operationIds not in snake_case', idsOf(ops.filter(isForms)).filter((id) => !/^[a-z][a-z0-9_]*$/.test(id)));
 
     const routes = d.core.ports.routes ?? [];
-    const isPublic = (method: string, path: string) =>
-      routes.find((r) => r.method === method.toUpperCase() && r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}') === path)?.public ?? false;
-    expectNone('non-public operations that do not document 401 and 403', ops.filter((o) => !isPublic(o.method, o.path) && !(o.op.responses?.['401'] && o.op.responses['403'])).map((o) => `${o.method} ${o.path}`));
+    // public: declared so, or a route that authenticates by itself (ownAuth) and documents that it needs no credentials (the form endpoint /f/)
+    const isPublic = (o: { method: string; path: string; op: Operation }) => {
+      const r = routes.find((x) => x.method === o.method.toUpperCase() && x.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}') === o.path);
+      return r?.public === true || (r?.ownAuth === true && Array.isArray(o.op.security) && o.op.security.length === 0);
+    };
+    expectNone('non-public operations that do not document 401 and 403', ops.filter((o) => !isPublic(o) && !(o.op.responses?.['401'] && o.op.responses['403'])).map((o) => `${o.method} ${o.path}`));
     // success: 2xx, a redirect (sign-in flows) or 101 (the WebSocket upgrade)
     expectNone('operations without a success response', ops.filter((o) => !Object.keys(o.op.responses ?? {}).some((s) => /^(2\d\d|3\d\d|101)$/.test(s))).map((o) => `${o.method} ${o.path}`));
     expectNone('2xx responses (other than 204) without a body schema', ops.flatMap((o) => Object.entries(o.op.responses ?? {})

@@ -12,6 +12,7 @@ import { FieldCollector, jsonFields, urlEncodedFields } from './fields.js';
 import { pageOrigin } from './origin.js';
 import { errorPage, nextUrl, thanksPage } from './pages.js';
 import type { IntakeService } from './service.js';
+import { intakeDocs } from './docs.js';
 
 /** What the public endpoint needs. */
 export interface IntakeRouteDeps {
@@ -141,9 +142,10 @@ export const intakeRoutes = (deps: IntakeRouteDeps) => async (root: FastifyInsta
       st.cors = form.allowed_domains.length === 0 ? '*' : st.page;
     };
     const config = { ownAuth: true, noAudit: true };
-    const params = { type: 'object', properties: { formId: { type: 'string' } }, required: ['formId'] } as const;
+    const docs = intakeDocs(limits);
 
-    app.post<{ Params: { formId: string }; Body: SubmissionFields | undefined }>('/f/:formId', { config, bodyLimit: limits.maxBodyBytes, schema: { hide: true, params }, onRequest: gate }, async (req, reply) => {
+    // the body is read by the handler (multipart is streamed): the document describes it, fastify does not validate it
+    app.post<{ Params: { formId: string }; Body: SubmissionFields | undefined }>('/f/:formId', { config: { ...config, documentBody: docs.postBody }, bodyLimit: limits.maxBodyBytes, schema: docs.post, onRequest: gate }, async (req, reply) => {
       const st = states.get(req)!;
       const form = st.form!;
       let fields: SubmissionFields;
@@ -159,7 +161,7 @@ export const intakeRoutes = (deps: IntakeRouteDeps) => async (root: FastifyInsta
       return reply.redirect(next, 303);
     });
 
-    app.options<{ Params: { formId: string } }>('/f/:formId', { config, schema: { hide: true, params }, onRequest: gate }, async (req, reply) => {
+    app.options<{ Params: { formId: string } }>('/f/:formId', { config, schema: docs.preflight, onRequest: gate }, async (req, reply) => {
       corsHeaders(reply, states.get(req)!.cors);
       reply.header('access-control-allow-methods', 'POST, OPTIONS');
       reply.header('access-control-allow-headers', 'Content-Type, Accept, X-Requested-With');
@@ -167,7 +169,7 @@ export const intakeRoutes = (deps: IntakeRouteDeps) => async (root: FastifyInsta
       return reply.status(204).send();
     });
 
-    app.get<{ Params: { formId: string } }>('/f/:formId/thanks', { config, schema: { hide: true, params } }, async (req, reply) => {
+    app.get<{ Params: { formId: string } }>('/f/:formId/thanks', { config, schema: docs.thanks }, async (req, reply) => {
       const form = deps.intake.form(req.params.formId);
       return reply.type('text/html; charset=utf-8').send(thanksPage(form.name, pageOrigin(undefined, req.headers.referer)));
     });

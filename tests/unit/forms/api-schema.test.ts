@@ -22,7 +22,7 @@ const action: FormActionRow = {
 const rows: { name: string; given: () => unknown; want: unknown }[] = [
   { name: 'ActionType lists every action type', given: () => defs.ActionType!.enum, want: [...ACTION_TYPES] },
   { name: 'Condition.op lists every operator', given: () => defs.Condition!.properties!.op!.enum, want: [...CONDITION_OPS] },
-  { name: 'Error.name lists every error name', given: () => defs.Error!.properties!.name!.enum, want: Object.values(PUBLIC_ERROR_NAMES) },
+  { name: 'ErrorName lists every error name', given: () => defs.ErrorName!.enum, want: Object.values(PUBLIC_ERROR_NAMES) },
   { name: 'FormCreate declares exactly the settings', given: () => Object.keys(defs.FormCreate!.properties!), want: [...SETTING_NAMES] },
   { name: 'FormChange declares form_id and the settings', given: () => Object.keys(defs.FormChange!.properties!), want: ['form_id', ...SETTING_NAMES] },
   { name: 'FormListQuery.sort lists the sort keys', given: () => defs.FormListQuery!.properties!.sort!.enum, want: [...FORM_SORTS] },

@@ -26,9 +26,20 @@ export function formErrors(...codes: number[]): Record<number, unknown> {
   return out;
 }
 
-/** A success body: a JSON definition, or bytes. */
+/**
+ * A success body: a JSON definition, or bytes. Bytes are always sent as `application/octet-stream`
+ * in an attachment, whatever type the uploader named, so a browser never renders them.
+ */
 function successBody(schema: string): object {
-  if (schema === 'binary') return { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+  if (schema === 'binary') {
+    return {
+      headers: {
+        'content-disposition': { type: 'string', description: 'attachment; filename="<the name the visitor gave>"' },
+        'x-content-type-options': { type: 'string', description: 'nosniff' },
+      },
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    };
+  }
   return formsRef(schema);
 }
 
