@@ -214,6 +214,13 @@ test('a tenant\'s targets go through the SSRF guard (loopback refused unless ale
     const r = await api(guarded.url, 'POST', `/api/v1/alert-targets/${t.body.id}/test`, undefined, h);
     assert.equal(r.status, 502);
     assert.match(r.body.error, /refused: 127\.0\.0\.1 is a private or reserved address/);
+    // a host name that resolves to a private address is refused without saying what it resolves to
+    const named = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'named', type: 'webhook', webhook: { url: url.replace('127.0.0.1', 'localhost') } }, h);
+    assert.equal(named.status, 201, JSON.stringify(named.body));
+    const byName = await api(guarded.url, 'POST', `/api/v1/alert-targets/${named.body.id}/test`, undefined, h);
+    assert.equal(byName.status, 502);
+    assert.match(byName.body.error, /refused: localhost resolves to a private or reserved address/);
+    assert.ok(!/127\.0\.0\.1|::1|\(/.test(byName.body.error as string), `the resolved address is not named: ${byName.body.error}`);
     assert.equal(hook.requests.length, 0, 'nothing reached the loopback receiver');
     const own = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'ops', type: 'webhook', webhook: { url } }, sys);
     assert.equal(own.status, 201);
