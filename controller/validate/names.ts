@@ -3,8 +3,8 @@ import { problemAt, type Manifest } from '../load/manifest.js';
 import type { DesiredRow } from '../plan/types.js';
 import type { Config } from '../../runtime/config/types.js';
 import { DEFAULT_TENANT } from '../../runtime/model/types.js';
-import { checkNameClaim, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
-import { normalHost, ownedName } from '../../runtime/redirect/rules.js';
+import { checkNameClaim, checkSuffix, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
+import { isWildcard, normalHost, ownedName } from '../../runtime/redirect/rules.js';
 import { scriptPolicyOf } from '../../runtime/model/script-policy.js';
 
 /**
@@ -26,23 +26,34 @@ export function validationEnv(cfg: Config, env?: NodeJS.ProcessEnv): ValidationE
   };
 }
 
-/** The DNS name a Service, Redirect or TxtRecord manifest claims, with the field that holds it. */
-function claimOf(m: Manifest): { name: string; field: string; what: string } | undefined {
+/** The rules when the daemon's config is not known: no delegations, no reserved names. */
+const NO_RULES: NameRules = { operatorTenant: DEFAULT_TENANT, delegations: new Map(), requireDelegation: false, reserved: new Set() };
+
+/** The DNS name a Service, Redirect or TxtRecord manifest claims, with the field that holds it (a wildcard host claims its base). */
+function claimOf(m: Manifest): { name: string; wildcard?: boolean; field: string; what: string } | undefined {
   if (m.kind === 'Service' && typeof m.spec.domain === 'string') return { name: m.spec.domain, field: 'domain', what: 'services' };
-  if (m.kind === 'Redirect' && typeof m.spec.host === 'string') return { name: ownedName(normalHost(m.spec.host)), field: 'host', what: 'redirect rules' };
+  if (m.kind === 'Redirect' && typeof m.spec.host === 'string') {
+    const host = normalHost(m.spec.host);
+    return { name: ownedName(host), wildcard: isWildcard(host), field: 'host', what: 'redirect rules' };
+  }
   if (m.kind === 'TxtRecord' && typeof m.spec.name === 'string') return { name: m.spec.name, field: 'name', what: 'TXT records' };
   return undefined;
 }
 
-/** `file:line` problems of Service, Redirect and TxtRecord manifests whose name is delegated to another tenant. Pure. */
+/**
+ * `file:line` problems of Service, Redirect and TxtRecord manifests whose name is a public suffix
+ * (or a wildcard at or above one), or is delegated to another tenant. Pure.
+ */
 export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameRules | undefined): string[] {
   const out: string[] = [];
-  if (!names) return out;
   for (const m of manifests) {
     const c = claimOf(m);
     if (!c) continue;
-    const v = checkNameClaim(names, { name: c.name, tenant: DEFAULT_TENANT, principalTenant: null }, []);
-    if (!v.ok) out.push(problemAt(m.src, ['spec', c.field], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare ${c.what} of the default tenant`));
+    // without the daemon's config (gslbctl validate alone) only the public-suffix rule is known
+    const v = names ? checkNameClaim(names, { name: c.name, wildcard: c.wildcard, tenant: DEFAULT_TENANT, principalTenant: null }, []) : checkSuffix(NO_RULES, c.name, c.wildcard);
+    if (v.ok) continue;
+    if (v.reason === 'PublicSuffix') out.push(problemAt(m.src, ['spec', c.field], v.message));
+    else out.push(problemAt(m.src, ['spec', c.field], `the name is under ${v.suffix ?? 'a suffix'}, delegated to another tenant in tenancy.delegations; manifests declare ${c.what} of the default tenant`));
   }
   return out;
 }
@@ -87,6 +98,7 @@ export function foreignNameProblems(desired: readonly DesiredRow[], foreign: rea
     for (const a of ancestors(n)) { const s = byName.get(a); if (s) near.push(s); }
     if (near.length === 0) continue;
     const v = checkNameClaim(names, { name: n, tenant: DEFAULT_TENANT, principalTenant: null }, near);
+    if (!v.ok && v.reason === 'PublicSuffix') continue; // manifestNameProblems names it
     const what = near.some((s) => s.kind === 'redirect') ? 'a service or redirect rule' : 'a service';
     if (!v.ok) out.push(`${d.source ?? '(unknown file)'}: ${claim.label} ${n} is not available: ${what} of another tenant is at, under or above it`);
   }

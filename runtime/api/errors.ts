@@ -1,6 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GslbError } from '../errors.js';
 import { describeAjvError } from '../config/ajv.js';
+import { answerMethodNotAllowed } from './methods.js';
+import { PARAM_MAX_LENGTH } from './schemas.js';
 import type { ErrorObject } from 'ajv';
 
 /**
@@ -21,10 +23,46 @@ export function validationMessage(errors: readonly ErrorObject[], context: strin
 }
 
 /**
+ * The error body of a path prefix whose API has its own shape (the form service's `/public/v1`
+ * answers `{name, message}`); every other path answers `{error}`. Parts add theirs to
+ * `ApiExtensions.errorShapes`, read when an error is answered before any route is chosen.
+ */
+export interface ErrorShape { prefix: string; body: (status: number, message: string) => unknown }
+
+/** The body of an error at `path` in the shape of the API it belongs to. */
+export function errorBodyAt(path: string, status: number, message: string, shapes: readonly ErrorShape[]): unknown {
+  const shape = shapes.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`));
+  return shape ? shape.body(status, message) : { error: message };
+}
+
+/**
+ * The answer to an error the router raises before any route, hook or handler runs (fastify's
+ * `frameworkErrors`), in the shape of the API the path belongs to: a path parameter longer than
+ * {@link PARAM_MAX_LENGTH} is the 400 its schema would give (`maxLength`), a path that is not
+ * valid percent-encoding a 400, anything else a 500 without internal text.
+ */
+export function answerFrameworkError(shapes: () => readonly ErrorShape[]) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+    const path = req.url.split('?')[0]!;
+    let status = 400;
+    let message: string;
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') message = `a path parameter is longer than ${PARAM_MAX_LENGTH} characters`;
+    else if (err.code === 'FST_ERR_BAD_URL') message = 'the URL path is not valid percent-encoding';
+    else {
+      req.log.error({ err }, 'request failed');
+      status = 500;
+      message = 'internal server error';
+    }
+    void reply.status(status).send(errorBodyAt(path, status, message, shapes()));
+  };
+}
+
+/**
  * The error catalogue of /api/v1 (DESIGN decision 10): every error is `{error: string}` (plus
- * documented extras such as `mfaRequired`). Status codes: 400 validation or malformed JSON,
- * 401 no valid credentials, 403 missing permission, 404 unknown resource or route, 409 owned by git
- * or stale plan, 413 body too large, 415 not JSON, 429 rate limited, 500 unexpected.
+ * documented extras such as `mfaRequired`). Status codes: 400 validation, malformed JSON or a path
+ * parameter past its length, 401 no valid credentials, 403 missing permission, 404 unknown resource
+ * or route, 405 a routed path under another method (with `Allow`), 409 owned by git or stale plan,
+ * 413 body too large, 415 not JSON, 429 rate limited, 500 unexpected.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | GslbError, req, reply) => {
@@ -45,5 +83,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return reply.status(status).send({ error: err.message });
   });
-  app.setNotFoundHandler((req, reply) => reply.status(404).send({ error: `no route for ${req.method} ${req.url.split('?')[0]}` }));
+  app.setNotFoundHandler((req, reply) => {
+    if (answerMethodNotAllowed(req, reply, (error) => ({ error }))) return reply;
+    return reply.status(404).send({ error: `no route for ${req.method} ${req.url.split('?')[0]}` });
+  });
 }

@@ -73,8 +73,14 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'not ready, or the feature is switched off',
 };
 
+/**
+ * The longest path parameter: every `{id}` schema's `maxLength`, and the router's `maxParamLength`
+ * (runtime/api/server.ts), so the two never disagree.
+ */
+export const PARAM_MAX_LENGTH = 200;
+
 /** Path parameters of an `/{id}` route. */
-export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200, description: 'resource id' } }, required: ['id'] } as const;
+export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: PARAM_MAX_LENGTH, description: 'resource id' } }, required: ['id'] } as const;
 
 /** The TypeScript shape of {@link idParams}. */
 export type IdParams = { id: string };

@@ -3,12 +3,15 @@ import swagger from '@fastify/swagger';
 import type { Core } from '../app.js';
 import { addProjectFormats } from '../config/ajv.js';
 import { parseCidr, parseIp, cidrContains } from '../net/ip.js';
-import { registerErrorHandling } from './errors.js';
+import { answerFrameworkError, registerErrorHandling, type ErrorShape } from './errors.js';
+import { parseJsonBody } from './json-body.js';
+import { indexRouteMethods } from './methods.js';
+import { badRequest } from '../errors.js';
 import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
 import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
 import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
-import { apiSchemas, componentName, publicErrorResponses, resourceSchema } from './schemas.js';
+import { apiSchemas, componentName, PARAM_MAX_LENGTH, publicErrorResponses, resourceSchema } from './schemas.js';
 import { finishDocument } from './openapi-document.js';
 
 declare module '../ports.js' {
@@ -26,10 +29,12 @@ export interface ApiExtensions {
   apiPlugins: ((app: FastifyInstance) => Promise<void>)[];
   /** plugins registered at the root (e.g. /ui, /rum.js, /public/v1) */
   rootPlugins: ((app: FastifyInstance) => Promise<void>)[];
+  /** path prefixes whose errors are not `{error}` (the form service's /public/v1), for errors raised before routing */
+  errorShapes: ErrorShape[];
 }
 
 export function createExtensions(): ApiExtensions {
-  return { authenticators: [], apiPlugins: [], rootPlugins: [] };
+  return { authenticators: [], apiPlugins: [], rootPlugins: [], errorShapes: [] };
 }
 
 /** Fastify's trustProxy callback from `api.trustedProxies` CIDRs. */
@@ -43,22 +48,23 @@ function trustFrom(cidrs: string[]): ((addr: string) => boolean) | false {
 }
 
 /**
- * JSON bodies with fastify's own parser (prototype-poisoning checks included), except that an
- * empty body on a route that declares no body schema (DELETE, most POSTs without input) is no body:
- * clients that always send `Content-Type: application/json` must not get 400 for sending nothing.
- * A route with a body schema still answers an empty body with 400, and invalid JSON stays 400.
+ * JSON bodies (runtime/api/json-body.ts: malformed JSON and prototype-poisoning keys are 400s that
+ * say which), except that an empty body on a route that declares no body schema (DELETE, most
+ * POSTs without input) is no body: clients that always send `Content-Type: application/json` must
+ * not get 400 for sending nothing. A route with a body schema still answers an empty body with 400.
  */
 function registerJsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body.length === 0 && req.routeOptions.schema?.body === undefined) {
-      done(null, undefined);
+    const text = body as string;
+    if (text.length === 0) {
+      if (req.routeOptions.schema?.body === undefined) done(null, undefined);
+      else done(badRequest('request body is empty; send a JSON object'), undefined);
       return;
     }
-    // Fastify's default JSON parser is the callback form: it reports through `done` and returns
-    // nothing, so there is no promise to await.
-    void parseJson(req, body as string, done);
+    const parsed = parseJsonBody(text);
+    if ('error' in parsed) done(parsed.error, undefined);
+    else done(null, parsed.value);
   });
 }
 
@@ -100,6 +106,11 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.config.api.bodyLimit,
     trustProxy: trustFrom(core.config.api.trustedProxies),
+    // the router matches a path parameter as long as the longest any schema allows (every `{id}`:
+    // maxLength 200), so a valid id always reaches authentication and its schema; a longer one
+    // is answered by answerFrameworkError in the API's error shape
+    routerOptions: { maxParamLength: PARAM_MAX_LENGTH },
+    frameworkErrors: answerFrameworkError(() => ext.errorShapes),
     ajv: {
       // verbose: errors keep the failing value, so a message can quote it (a scope id)
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false, verbose: true },
@@ -107,6 +118,7 @@ export async function buildApi(core: Core, ext: ApiExtensions = createExtensions
     },
   });
   registerErrorHandling(app);
+  indexRouteMethods(app);
   // The API speaks JSON only: other bodies get 415 instead of being parsed as strings.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);

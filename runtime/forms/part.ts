@@ -12,7 +12,8 @@ import { cachedBlockLists } from './intake/spam/pipeline.js';
 import { FormKeyStore } from './keys/store.js';
 import { formKeyRoutes } from './keys/routes.js';
 import { KeyRateLimiter } from './public/rate-limit.js';
-import { publicApi } from './public/routes/server.js';
+import { publicApi, PUBLIC_PREFIX } from './public/routes/server.js';
+import { publicErrorBody } from './public/errors.js';
 import { submissionRoutes } from './submissions/routes.js';
 import { deliveryRoutes } from './deliveries/routes.js';
 import { buildDeliveries, type Deliveries } from './deliveries/wiring.js';
@@ -84,6 +85,7 @@ PARTS.push({
     routes.push(domainRoutes(domains));
     const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
+    ext.errorShapes.push({ prefix: PUBLIC_PREFIX, body: publicErrorBody });
     ext.rootPlugins.push(publicApi({ keys, limiter: new KeyRateLimiter(cfg.rateLimits.perKeyPerMinute), routes }));
     ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL,
       domain: (host) => domains.byHost(host),

@@ -108,7 +108,9 @@ function guardedLookup(allow: readonly Cidr[]) {
       const list = addresses as LookupAddress[];
       const bad = list.find((a) => isBlockedAddress(a.address, allow));
       if (bad || list.length === 0) {
-        const e = Object.assign(new Error(`refused: ${hostname} resolves to a private or reserved address${bad ? ` (${bad.address})` : ''}`), { code: 'ESSRFBLOCKED' });
+        // the address stays out of the message: it reaches the tenant who named the host (an
+        // alert target's test, a form action's delivery error), and would map internal DNS for them
+        const e = Object.assign(new Error(`refused: ${hostname} resolves to a private or reserved address`), { code: 'ESSRFBLOCKED' });
         return cb(e, '');
       }
       if ((options as { all?: boolean }).all) return cb(null, list);

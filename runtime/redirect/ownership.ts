@@ -1,7 +1,7 @@
 import type { ServiceRow } from '../model/types.js';
 import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
 import { checkNameClaim, type NamedService, type NameRules, type NameVerdict } from '../tenancy/names.js';
-import { ownedName, REDIRECT_KIND, redirectClaim, type RedirectRow } from './rules.js';
+import { isWildcard, ownedName, REDIRECT_KIND, redirectClaim, type RedirectRow } from './rules.js';
 
 /**
  * A redirect host is a name like a service's domain (docs/redirects.md "Names"): the same
@@ -31,6 +31,6 @@ export function checkRedirectHost(names: NameRules, s: Snapshot, claim: { host: 
   }
   const others: NamedService[] = foreignRedirectClaims(s, claim.tenant);
   for (const svc of rowsOf<ServiceRow>(s, 'service').values()) if (svc.tenantId !== claim.tenant) others.push(svc);
-  const v = checkNameClaim(names, { name: ownedName(claim.host), tenant: claim.tenant, principalTenant: claim.principalTenant, selfId: claim.selfId }, others);
+  const v = checkNameClaim(names, { name: ownedName(claim.host), wildcard: isWildcard(claim.host), tenant: claim.tenant, principalTenant: claim.principalTenant, selfId: claim.selfId }, others);
   return v.ok ? v : { ...v, message: `host: ${v.message}` };
 }

@@ -3,8 +3,8 @@ import type { Core } from '../app.js';
 import { toApi } from '../model/public.js';
 import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
 import { getRow } from '../snapshot/snapshot.js';
-import { badRequest, conflict, forbidden } from '../errors.js';
-import { nameRules } from '../tenancy/names.js';
+import { badRequest } from '../errors.js';
+import { nameRefusalError, nameRules } from '../tenancy/names.js';
 import { listVisible, requireRow, tenantFor } from '../tenancy/visibility.js';
 import { apiRef, errorResponses, idParams, noContent, type IdParams } from '../api/schemas.js';
 import { checkRedirectHost } from './ownership.js';
@@ -21,7 +21,7 @@ function checkedFields(core: Core, req: FastifyRequest, b: RedirectBody, tenant:
   const problems = redirectProblems(f);
   if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field}: ${p.rule}`).join('; '));
   const v = checkRedirectHost(nameRules(core.config), core.holder.current, { host: f.host, tenant, principalTenant: req.principal.tenantId, selfId });
-  if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
+  if (!v.ok) throw nameRefusalError(v);
   return f;
 }
 

@@ -80,6 +80,16 @@ export const rumRoutes = (core: Core, r: RumRuntime) => async (app: FastifyInsta
     });
   });
 
+  // A beacon posted as application/json (not CORS-safelisted, unlike rum.js's text/plain) is
+  // preceded by a preflight: any origin, POST with Content-Type, no credentials (docs/rum.md).
+  app.options('/rum/ingest', { config: { public: true, noAudit: true }, schema: { hide: true } }, async (_req, reply) => {
+    anyOrigin(reply);
+    reply.header('access-control-allow-methods', 'POST, OPTIONS');
+    reply.header('access-control-allow-headers', 'Content-Type');
+    reply.header('access-control-max-age', '600');
+    return reply.status(204).send();
+  });
+
   app.get('/rum/status', {
     config: { permission: 'pools:read' },
     schema: { operationId: 'getRumStatus', summary: "What the RUM subnet store holds for the caller's members", tags, response: { 200: { description: 'subnets, measurements and per-member counts', ...rum('RumStatus') }, ...errorResponses() } },

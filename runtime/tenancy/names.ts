@@ -1,4 +1,6 @@
 import type { Config } from '../config/types.js';
+import { badRequest, conflict, forbidden, type GslbError } from '../errors.js';
+import { publicSuffixRefusal } from './public-suffix.js';
 
 /**
  * Who may use which DNS name (DESIGN decision 12, docs/api.md "Name ownership"). Pure: every
@@ -19,12 +21,12 @@ export interface NameRules {
 export interface NamedService { id: string; name: string; domain: string; tenantId: string; origin?: string; kind?: string }
 
 /** Why a claim was refused: the status the REST API answers with follows from it. */
-export type NameRefusal = 'Reserved' | 'NotDelegated' | 'DelegationRequired' | 'Taken' | 'Unavailable';
+export type NameRefusal = 'PublicSuffix' | 'Reserved' | 'NotDelegated' | 'DelegationRequired' | 'Taken' | 'Unavailable';
 
 /** The outcome of `checkNameClaim`. `message` is safe to show the claimant. */
 export type NameVerdict =
   | { ok: true }
-  | { ok: false; reason: NameRefusal; status: 403 | 409; message: string; suffix?: string };
+  | { ok: false; reason: NameRefusal; status: 400 | 403 | 409; message: string; suffix?: string };
 
 /** A request to use `name` for a row of `tenant`, made by a principal of `principalTenant`. */
 export interface NameClaim {
@@ -35,6 +37,8 @@ export interface NameClaim {
   principalTenant: string | null;
   /** the row being renamed, which does not conflict with itself */
   selfId?: string | undefined;
+  /** `name` is the base of a wildcard (`*.name`, a redirect host): it claims every name under it */
+  wildcard?: boolean | undefined;
 }
 
 /** `name` lower-cased with exactly one trailing dot. */
@@ -112,12 +116,25 @@ export function unservedReason(rules: NameRules, row: NamedService): string | un
   return undefined;
 }
 
-const refuse = (reason: NameRefusal, status: 403 | 409, message: string, suffix?: string): NameVerdict =>
+const refuse = (reason: NameRefusal, status: 400 | 403 | 409, message: string, suffix?: string): NameVerdict =>
   suffix === undefined ? { ok: false, reason, status, message } : { ok: false, reason, status, message, suffix };
 
 /**
+ * The first rule of {@link checkNameClaim} alone: a public suffix, or a wildcard (`*.name` when
+ * `wildcard`) at or above one, is refused with 400 naming the suffix, for every claimant; the
+ * system's reserved names (dns.domain, which the operator chose) are exempt.
+ */
+export function checkSuffix(rules: NameRules, name: string, wildcard?: boolean): NameVerdict {
+  const n = toFqdn(name);
+  if (rules.reserved.has(n)) return { ok: true };
+  const ps = publicSuffixRefusal(wildcard ? `*.${n}` : n);
+  return ps ? refuse('PublicSuffix', 400, `name ${ps.message}`, ps.suffix) : { ok: true };
+}
+
+/**
  * May `claim.name` be used for a row of `claim.tenant`, given the existing `services`? In order:
- * reserved names (tenant principals: 403), a name delegated to another tenant (403), a name outside
+ * a public suffix, or a wildcard at or above one (400 for every claimant, runtime/tenancy/public-suffix.ts;
+ * the system's reserved names excepted, which the operator chose), reserved names (tenant principals: 403), a name delegated to another tenant (403), a name outside
  * the tenant's delegations under `requireDelegation` (tenant principals outside the operator
  * tenant: 403), the same name on another row (409), and, for undelegated names only (first come),
  * a name under or above another tenant's service (reserved names excepted) or, for tenant
@@ -127,6 +144,8 @@ const refuse = (reason: NameRefusal, status: 403 | 409, message: string, suffix?
 export function checkNameClaim(rules: NameRules, claim: NameClaim, services: Iterable<NamedService>): NameVerdict {
   const n = toFqdn(claim.name);
   const supra = claim.principalTenant === null;
+  const ps = checkSuffix(rules, n, claim.wildcard);
+  if (!ps.ok) return ps;
   if (!supra && rules.reserved.has(n)) return refuse('Reserved', 403, `name ${n} is reserved`);
   const del = delegationOf(rules, n);
   if (del && del.tenant !== claim.tenant) {
@@ -152,4 +171,9 @@ export function checkNameClaim(rules: NameRules, claim: NameClaim, services: Ite
     for (const [suffix, tenant] of rules.delegations) if (tenant !== claim.tenant && isAtOrUnder(suffix, n)) return unavailable();
   }
   return { ok: true };
+}
+
+/** The API error of a refused claim: 400, 403 or 409 with the verdict's message. */
+export function nameRefusalError(v: Extract<NameVerdict, { ok: false }>): GslbError {
+  return v.status === 400 ? badRequest(v.message) : v.status === 403 ? forbidden(v.message) : conflict(v.message);
 }

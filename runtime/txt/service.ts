@@ -3,8 +3,8 @@ import type { ServiceRow } from '../model/types.js';
 import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
 import type { Plan } from '../../controller/plan/types.js';
 import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
-import { badRequest, conflict, forbidden } from '../errors.js';
-import { checkNameClaim, isAtOrUnder, nameRules, toFqdn, type NamedService } from '../tenancy/names.js';
+import { badRequest, conflict } from '../errors.js';
+import { checkNameClaim, checkSuffix, isAtOrUnder, nameRefusalError, nameRules, toFqdn, type NamedService } from '../tenancy/names.js';
 import { requireRow, type Viewer } from '../tenancy/visibility.js';
 import { txtFields, type TxtRecordRow } from './record.js';
 
@@ -15,7 +15,8 @@ export type TxtCore = Pick<Core, 'holder' | 'apply' | 'apiRevision' | 'newId' | 
 export interface TxtBody { name: string; values: readonly string[]; ttl?: number | undefined }
 
 /**
- * Who may put a TXT record at `name` for `tenant` (docs/dns.md "TXT records"). The name must lie in
+ * Who may put a TXT record at `name` for `tenant` (docs/dns.md "TXT records"). The name must not be a
+ * public suffix (runtime/tenancy/public-suffix.ts), and must lie in
  * a zone gslbd serves: dns.domain, or a service name outside it of the same tenant (a zone of its
  * own). Then the name rules of services apply (runtime/tenancy/names.ts: reserved names,
  * delegations, first come across tenants), against other tenants' services and TXT records; the
@@ -24,6 +25,9 @@ export interface TxtBody { name: string; values: readonly string[]; ttl?: number
  */
 export function checkTxtName(core: Pick<Core, 'config'>, s: Snapshot, viewer: Viewer, tenant: string, name: string, selfId?: string): void {
   const n = toFqdn(name);
+  // a public suffix is named as such, before the zone rule would call it merely outside every zone
+  const ps = checkSuffix(nameRules(core.config), n);
+  if (!ps.ok) throw nameRefusalError(ps);
   const domain = core.config.dns.domain ? toFqdn(core.config.dns.domain) : undefined;
   const others: NamedService[] = [];
   let inZone = domain !== undefined && isAtOrUnder(n, domain);
@@ -38,7 +42,7 @@ export function checkTxtName(core: Pick<Core, 'config'>, s: Snapshot, viewer: Vi
     if (t.tenantId !== tenant) others.push({ id: t.id, name: `TXT ${t.name}`, domain: t.name, tenantId: t.tenantId, origin: t.origin });
   }
   const v = checkNameClaim(nameRules(core.config), { name: n, tenant, principalTenant: viewer.tenantId, selfId }, others);
-  if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
+  if (!v.ok) throw nameRefusalError(v);
 }
 
 /** The plan creating a TXT record of `tenant`, checked (400, 403, 409), and the new row's id. Pure apart from the id. */

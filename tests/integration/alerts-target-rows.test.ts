@@ -205,21 +205,28 @@ test('no secret value in any API answer or log line', () => {
 
 test('a tenant\'s targets go through the SSRF guard (loopback refused unless alerts.allowPrivateTargets allows it); the operator\'s do not', async () => {
   const guarded = await startTestDaemon({} as never, { GSLB_API_KEY: SYS });
+  const hook = new Recorder(() => 200);
   try {
     const h = (await tenantKey(guarded, 'beta', sys));
-    const hook = new Recorder(() => 200);
     const url = await hook.start();
     const t = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'inner', type: 'webhook', webhook: { url } }, h);
     assert.equal(t.status, 201, JSON.stringify(t.body));
     const r = await api(guarded.url, 'POST', `/api/v1/alert-targets/${t.body.id}/test`, undefined, h);
     assert.equal(r.status, 502);
     assert.match(r.body.error, /refused: 127\.0\.0\.1 is a private or reserved address/);
+    // a host name that resolves to a private address is refused without saying what it resolves to
+    const named = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'named', type: 'webhook', webhook: { url: url.replace('127.0.0.1', 'localhost') } }, h);
+    assert.equal(named.status, 201, JSON.stringify(named.body));
+    const byName = await api(guarded.url, 'POST', `/api/v1/alert-targets/${named.body.id}/test`, undefined, h);
+    assert.equal(byName.status, 502);
+    assert.match(byName.body.error, /refused: localhost resolves to a private or reserved address/);
+    assert.ok(!/127\.0\.0\.1|::1/.test(byName.body.error as string), `the resolved address is not named: ${byName.body.error}`);
     assert.equal(hook.requests.length, 0, 'nothing reached the loopback receiver');
     const own = await api(guarded.url, 'POST', '/api/v1/alert-targets', { name: 'ops', type: 'webhook', webhook: { url } }, sys);
     assert.equal(own.status, 201);
     assert.equal((await api(guarded.url, 'POST', `/api/v1/alert-targets/${own.body.id}/test`, undefined, sys)).status, 200, 'the operator aims at its own hosts');
-    await hook.stop();
   } finally {
+    await hook.stop();
     await guarded.stop();
   }
 });

@@ -62,6 +62,23 @@ test('GET /rum/config: the members with a rumUrl, for any origin; unknown names 
   assert.ok((await js.text()).length < 2048, 'rum.js stays under 2 KB');
 });
 
+test('OPTIONS /rum/ingest: the CORS preflight of a JSON beacon allows any origin, POST and Content-Type, never credentials', async () => {
+  const pre = await fetch(`${d.url}/api/v1/rum/ingest`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://shop.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  assert.equal(pre.status, 204, await pre.text());
+  assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+  assert.match(pre.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
+  assert.match(pre.headers.get('access-control-allow-headers') ?? '', /content-type/i);
+  assert.equal(pre.headers.get('access-control-allow-credentials'), null);
+  // the request the preflight allowed: a JSON beacon from that page (its one sample refused, so the store is untouched)
+  const r = await beacon(samples([{ ip: '192.0.2.99', ms: 30 }]), { from: '127.0.0.41', type: 'application/json', headers: { origin: 'https://shop.example.org' } });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  assert.equal(r.body.accepted, 0);
+  assert.equal(r.headers['access-control-allow-origin'], '*');
+});
+
 test('POST /rum/ingest: each sample judged by §7/§8; the accepted ones steer the rum step for their subnet only', async () => {
   assert.equal((await answer('10.9.8.0/24')).length, 1, 'the rum step answers one member');
   assert.equal(await reasonFor('10.9.8.0/24'), 'RumFallbackOrder', 'no data yet: the first candidate in current order');

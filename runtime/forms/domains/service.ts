@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Config } from '../../config/types.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { isDomainName } from '../../net/ip.js';
+import { publicSuffixRefusal } from '../../tenancy/public-suffix.js';
 import { getRow, rowsOf } from '../../snapshot/snapshot.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { assertFeature, planOf } from '../forms/plans.js';
@@ -58,11 +59,14 @@ export class DomainService {
     return this.all().find((d) => d.hostname === h);
   }
 
-  /** Registers a hostname for the workspace (403 without the plan feature, 400 for a bad name, 409 when taken). */
+  /** Registers a hostname for the workspace (403 without the plan feature, 400 for a bad name or a public suffix, 409 when taken). */
   register(tenantId: string, hostname: string): FormDomainRow {
     assertFeature(planOf(this.forms(), tenantId), 'customDomains', 'domains');
     const h = normalHost(hostname);
-    if (!isDomainName(h) || !h.includes('.') || h.startsWith('*')) throw badRequest(`domain: "${hostname}" is not a host name (such as forms.example.com)`);
+    if (!isDomainName(h) || h.startsWith('*')) throw badRequest(`domain: "${hostname}" is not a host name (such as forms.example.com)`);
+    // a single label is a top-level domain, so a suffix too
+    const suffix = publicSuffixRefusal(h);
+    if (suffix) throw badRequest(`domain: ${suffix.message}`);
     const taken = this.byHost(h);
     if (taken) throw conflict(taken.tenantId === tenantId ? `domain ${h} is already registered (${taken.id})` : `domain ${h} is registered by another workspace`);
     const row: FormDomainRow = {

@@ -1,5 +1,6 @@
 import { isDomainName, isIpAddress, parseCidr } from '../../net/ip.js';
 import { isHttpUrl } from '../../config/text-rules.js';
+import { publicSuffixRefusal } from '../../tenancy/public-suffix.js';
 
 /**
  * A form's settings, exactly the request fields of forms-api.md §2 "Form settings", under the
@@ -112,6 +113,18 @@ export function isAllowedDomain(s: string): boolean {
   return isHttpUrl(s) || isDomainName(s) || isIpAddress(s);
 }
 
+/**
+ * Why a host entry of `allowed_domains` with a wildcard is refused, or undefined: `*` may only be
+ * the first label (`*.example.com`), and the wildcard must stand under a public suffix, since
+ * `*`, `*.` or `*.com` would let every site of that suffix post while looking like a restriction.
+ */
+export function wildcardDomainProblem(s: string): string | undefined {
+  if (isHttpUrl(s) || !s.includes('*')) return undefined;
+  if (s !== '*' && s.replace(/^\*\./, '').includes('*')) return `"${s}": a wildcard may only be the first label (*.example.com)`;
+  const ps = publicSuffixRefusal(s);
+  return ps ? `${ps.message}; name a site (example.com) or the subdomains of one (*.example.com)` : undefined;
+}
+
 /** True for an IP address or a CIDR range. */
 export function isIpOrCidr(s: string): boolean {
   return isIpAddress(s) || parseCidr(s) !== undefined;
@@ -132,7 +145,8 @@ export function settingsProblems(s: FormSettings): SettingProblem[] {
     out.push({ field: 'success_redirect', rule: 'must be an http or https URL or a path starting with /' });
   }
   s.allowed_domains.forEach((d, i) => {
-    if (!isAllowedDomain(d)) out.push({ field: `allowed_domains[${i}]`, rule: `"${d}" is neither a host name nor an http or https URL` });
+    const wild = isAllowedDomain(d) ? wildcardDomainProblem(d) : `"${d}" is neither a host name nor an http or https URL`;
+    if (wild) out.push({ field: `allowed_domains[${i}]`, rule: wild });
   });
   s.blocked_ips.forEach((ip, i) => {
     if (!isIpOrCidr(ip)) out.push({ field: `blocked_ips[${i}]`, rule: `"${ip}" is neither an IP address nor a CIDR range` });

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/types.js';
-import { GslbError, notFound } from '../../errors.js';
+import { badRequest, GslbError, notFound } from '../../errors.js';
 import type { FormRow } from '../forms/rows.js';
 import { PUBLIC_ERROR_NAMES, publicStatus } from '../public/errors.js';
 import { describePublicError } from '../public/routes/errors.js';
@@ -63,13 +63,15 @@ function describe(err: FastifyError | GslbError, limits: Config['forms']['intake
   return describePublicError(err);
 }
 
-/** Reads a multipart post: text fields collected, files streamed to the vault; a broken body is a 400, nothing left on disk. */
+/** Reads a multipart post: text fields collected, files streamed to the vault; a broken body (a part without a name included) is a 400, nothing left on disk. */
 async function multipartPost(req: FastifyRequest, formId: string, vault: FileVault, limits: Config['forms']['intake']): Promise<{ fields: SubmissionFields; files: StoredFile[] }> {
   const fields = new FieldCollector(limits.maxFields);
   const files: StoredFile[] = [];
   let textBytes = 0;
   try {
     for await (const part of req.parts()) {
+      // busboy hands a part without `name=` over with no field name at all
+      if (typeof part.fieldname !== 'string') throw badRequest('a multipart part has no name: each part needs Content-Disposition: form-data; name="…"');
       if (part.type === 'file') {
         const saved = await vault.save(formId, part.file);
         files.push({ field: part.fieldname, name: part.filename, type: part.mimetype, size: saved.size, path: saved.path });
@@ -85,7 +87,8 @@ async function multipartPost(req: FastifyRequest, formId: string, vault: FileVau
   } catch (err) {
     vault.remove(files.map((f) => f.path));
     const e = err as FastifyError;
-    if (err instanceof GslbError || e.statusCode !== undefined) throw err;
+    // a fault of this code (not of the body) is a 500 whose text stays in the log
+    if (err instanceof GslbError || e.statusCode !== undefined || err instanceof TypeError || err instanceof ReferenceError) throw err;
     throw new GslbError('API_BAD_REQUEST', `malformed multipart body: ${e.message}`);
   }
   return { fields: fields.result(), files };

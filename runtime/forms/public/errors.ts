@@ -7,6 +7,7 @@ export const PUBLIC_ERROR_NAMES = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
@@ -29,4 +30,9 @@ export interface PublicError { name: PublicErrorName; message: string }
 export function publicStatus(status: number): PublicErrorStatus {
   if (Object.hasOwn(PUBLIC_ERROR_NAMES, status)) return status as PublicErrorStatus;
   return status >= 500 ? 500 : 400;
+}
+
+/** The `{name, message}` body of an error status (for errors answered outside the prefix's plugin, runtime/api/errors.ts). */
+export function publicErrorBody(status: number, message: string): PublicError {
+  return { name: PUBLIC_ERROR_NAMES[publicStatus(status)], message };
 }

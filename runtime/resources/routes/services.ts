@@ -5,8 +5,8 @@ import { toApi } from '../../model/public.js';
 import { serviceFields } from '../../model/normalize.js';
 import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
 import { getRow, rowsOf } from '../../snapshot/snapshot.js';
-import { badRequest, conflict, forbidden } from '../../errors.js';
-import { checkNameClaim, nameRules } from '../../tenancy/names.js';
+import { badRequest } from '../../errors.js';
+import { checkNameClaim, nameRefusalError, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor, visibleTo } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
 import { foreignRedirectClaims } from '../../redirect/ownership.js';
@@ -20,7 +20,7 @@ const tags = ['services'];
 /**
  * Validates what the schema cannot: the pool exists (and is the caller's), and the caller may use
  * the domain (runtime/tenancy/names.ts: reserved names, delegations, one service per name, first
- * come across tenants, other tenants' redirect hosts included) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
+ * come across tenants, other tenants' redirect hosts included; no public suffix) for a row of `tenant`. Throws 400, 403 or 409; messages to a tenant never name another tenant.
  */
 function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serviceFields>, tenant: string, selfId?: string): void {
   const statics = staticPoolOf(core.config);
@@ -36,7 +36,7 @@ function checkService(core: Core, req: FastifyRequest, f: ReturnType<typeof serv
   // other tenants' redirect hosts are names too (docs/redirects.md "Names"); the tenant's own may share the name
   const named = [...rowsOf<ServiceRow>(core.holder.current, 'service').values(), ...foreignRedirectClaims(core.holder.current, tenant)];
   const v = checkNameClaim(nameRules(core.config), claim, named);
-  if (!v.ok) throw v.status === 403 ? forbidden(v.message) : conflict(v.message);
+  if (!v.ok) throw nameRefusalError(v);
 }
 
 /** Services: bind a DNS name to a pool and an algorithm. */

@@ -52,8 +52,8 @@ test('pages: defaults 1 and 20, limit at most 100, numbers only; a page past the
 
 test('error names by status (docs/forms.md); other 4xx are validation errors, other 5xx internal', () => {
   assert.deepEqual(Object.entries(PUBLIC_ERROR_NAMES).map(([s, n]) => `${s} ${n}`), [
-    '400 validation_error', '401 unauthorized', '403 forbidden', '404 not_found', '409 conflict', '413 payload_too_large',
+    '400 validation_error', '401 unauthorized', '403 forbidden', '404 not_found', '405 method_not_allowed', '409 conflict', '413 payload_too_large',
     '415 unsupported_media_type', '422 schema_mismatch', '429 rate_limited', '500 internal_error',
   ]);
-  assert.deepEqual([publicStatus(404), publicStatus(405), publicStatus(503)], [404, 400, 500]);
+  assert.deepEqual([publicStatus(404), publicStatus(405), publicStatus(418), publicStatus(503)], [404, 405, 400, 500]);
 });

@@ -49,6 +49,11 @@ const PROBLEMS: { name: string; given: Partial<FormSettings>; want: string }[] =
   { name: 'blocked CIDR bad prefix', given: { blocked_ips: ['10.0.0.0/33'] }, want: 'blocked_ips[0]: "10.0.0.0/33" is neither an IP address nor a CIDR range' },
   { name: 'allowed domain not a host', given: { allowed_domains: ['not a host'] }, want: 'allowed_domains[0]: "not a host" is neither a host name nor an http or https URL' },
   { name: 'allowed domain with another scheme', given: { allowed_domains: ['ftp://example.com'] }, want: 'allowed_domains[0]: "ftp://example.com" is neither a host name nor an http or https URL' },
+  { name: 'allowed domain *', given: { allowed_domains: ['*'] }, want: 'allowed_domains[0]: * covers every name (the DNS root); name a site (example.com) or the subdomains of one (*.example.com)' },
+  { name: 'allowed domain *.', given: { allowed_domains: ['*.'] }, want: 'allowed_domains[0]: *. covers every name (the DNS root); name a site (example.com) or the subdomains of one (*.example.com)' },
+  { name: 'allowed domain *.com', given: { allowed_domains: ['example.com', '*.com'] }, want: 'allowed_domains[1]: *.com covers every name under the public suffix com; name a site (example.com) or the subdomains of one (*.example.com)' },
+  { name: 'allowed domain *.co.uk', given: { allowed_domains: ['*.co.uk'] }, want: 'allowed_domains[0]: *.co.uk covers every name under the public suffix co.uk; name a site (example.com) or the subdomains of one (*.example.com)' },
+  { name: 'allowed domain with an inner wildcard', given: { allowed_domains: ['www.*.example.com'] }, want: 'allowed_domains[0]: "www.*.example.com": a wildcard may only be the first label (*.example.com)' },
   { name: 'honeypot with spaces', given: { honeypot_field: 'my trap' }, want: 'honeypot_field: must be letters, digits or _ . - [ ]' },
   { name: 'empty name', given: { name: ' ' }, want: 'name: must not be empty' },
 ];
@@ -59,7 +64,7 @@ for (const p of PROBLEMS) {
 
 test('valid settings have no problems: URLs, paths, hosts, wildcards, IPs and CIDRs of both families', () => {
   assert.deepEqual(settingsProblems({
-    ...base, success_redirect: '/thanks?from=form', allowed_domains: ['example.com', '*.example.org', 'https://shop.example:8443', '192.0.2.1'],
+    ...base, success_redirect: '/thanks?from=form', allowed_domains: ['example.com', '*.example.org', '*.shop.co.uk', 'localhost', 'https://shop.example:8443', '192.0.2.1'],
     blocked_ips: ['203.0.113.7', '198.51.100.0/24', '2001:db8::1', '2001:db8::/32'], recaptcha_min_score: 0, honeypot_field: 'data[trap]',
   }), []);
   assert.deepEqual(settingsProblems({ ...base, success_redirect: 'https://example.com/thanks', recaptcha_min_score: 1 }), []);

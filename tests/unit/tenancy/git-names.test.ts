@@ -41,6 +41,28 @@ test('a git Service in another tenant\'s delegation is a problem at file:line (t
   assert.deepEqual(validateManifests(loadManifests([{ path: 'x.yaml', text: svc('x', 'www.acme.example.test.') }]).manifests, {}).problems, [], 'offline (rules unknown): not checked');
 });
 
+test('a git Service, Redirect or TxtRecord at a public suffix (or a wildcard at one) is a problem at file:line, with or without the config', () => {
+  const redirect = (host: string) => `apiVersion: gslb/v1\nkind: Redirect\nmetadata:\n  name: r\nspec:\n  host: "${host}"\n  target: https://www.example.org\n`;
+  const txt = (name: string) => `apiVersion: gslb/v1\nkind: TxtRecord\nmetadata:\n  name: t\nspec:\n  name: ${name}\n  values: [v]\n`;
+  const rows: { name: string; text: string; want: RegExp | undefined }[] = [
+    { name: 'service at a TLD', text: svc('x', 'org.'), want: /^x\.yaml:6(:\d+)?: spec\.domain = .*org\. is a public suffix \(org\)/ },
+    { name: 'service at a public suffix', text: svc('x', 'co.uk.'), want: /co\.uk\. is a public suffix \(co\.uk\)/ },
+    { name: 'wildcard redirect at a TLD', text: redirect('*.com'), want: /^x\.yaml:6(:\d+)?: spec\.host = .*\*\.com\. covers every name under the public suffix com/ },
+    { name: 'wildcard redirect at a public suffix', text: redirect('*.co.uk'), want: /covers every name under the public suffix co\.uk/ },
+    { name: 'TXT record at a TLD', text: txt('test.'), want: /test\. is a public suffix \(test\)/ },
+    { name: 'service under a suffix', text: svc('x', 'www.bshop.com.'), want: undefined },
+    { name: 'wildcard redirect under a suffix', text: redirect('*.bshop.com'), want: undefined },
+  ];
+  for (const r of rows) {
+    for (const [where, e] of [['with the config', env], ['offline', {}]] as const) {
+      const { problems } = validateManifests(loadManifests([{ path: 'x.yaml', text: r.text }]).manifests, e);
+      if (!r.want) { assert.deepEqual(problems, [], `${r.name}, ${where}`); continue; }
+      assert.equal(problems.length, 1, `${r.name}, ${where}: ${JSON.stringify(problems)}`);
+      assert.match(problems[0]!, r.want, `${r.name}, ${where}`);
+    }
+  }
+});
+
 test('git services against other tenants\' REST services: same name, under, above (table)', () => {
   const row = (id: string, domain: string, tenantId: string): ServiceRow => ({
     kind: 'service', id, name: `secret-${id}`, domain, algorithm: 'round-robin', ttl: 60, poolId: null, chain: [], whenAllUnhealthy: 'all', asnRules: [],

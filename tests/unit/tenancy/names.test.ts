@@ -10,6 +10,7 @@ const cfg = validateConfigObject({
       { suffix: 'acme.example.test', tenant: 'acme' },
       { suffix: 'shop.acme.example.test.', tenant: 'beta' },
       { suffix: 'beta.test', tenant: 'beta' },
+      { suffix: 'shop.corp.test', tenant: 'acme' },
     ],
   },
 });
@@ -76,7 +77,11 @@ test('checkNameClaim: reserved, delegated, first come, own tenant (table)', () =
     { name: 'rename to itself', given: { name: 'www.a.example.', tenant: 'a', principalTenant: 'a', selfId: 'a1' }, want: 'ok' },
     { name: 'system key over a tenant service names it', given: system('x.www.a.example.'), want: [409, 'domain x.www.a.example. is not available: service "svc-a1" (a1) of tenant "a" is at, under or above it'] },
     { name: 'delegated name: owner wins over an older foreign row above it', given: { name: 'x.acme.example.test.', tenant: 'acme', principalTenant: 'acme' }, r: nameRules(validateConfigObject({ tenancy: { delegations: [{ suffix: 'acme.example.test', tenant: 'acme' }] } })), want: 'ok' },
-    { name: 'above another tenant\'s delegated suffix', given: tenantB('test.'), want: [409, 'domain test. is not available'] },
+    { name: 'above another tenant\'s delegated suffix', given: tenantB('corp.test.'), want: [409, 'domain corp.test. is not available'] },
+    { name: 'a top-level domain, above every delegation', given: tenantB('test.'), want: [400, 'name test. is a public suffix (test); use a name under it'] },
+    { name: 'a public suffix, to the system key too', given: system('co.uk.'), want: [400, 'name co.uk. is a public suffix (co.uk); use a name under it'] },
+    { name: 'a wildcard base at a public suffix', given: { ...tenantB('com.'), wildcard: true }, want: [400, 'name *.com. covers every name under the public suffix com'] },
+    { name: 'a wildcard under a registrable name', given: { ...tenantB('bshop.com.'), wildcard: true }, want: 'ok' },
     { name: 'requireDelegation: tenant outside its delegations', given: tenantB('free.example.'), r: strict, want: [403, 'name free.example. is not under a suffix delegated to your tenant'] },
     { name: 'requireDelegation: tenant inside its delegation', given: acme('www.acme.test.'), r: strict, want: 'ok' },
     { name: 'requireDelegation: operator tenant is free', given: { name: 'free.example.', tenant: 'ops', principalTenant: 'ops' }, r: strict, want: 'ok' },
@@ -93,7 +98,7 @@ test('checkNameClaim: reserved, delegated, first come, own tenant (table)', () =
 });
 
 test('messages to a tenant never name another tenant or its service', () => {
-  for (const name of ['www.a.example.', 'x.www.a.example.', 'a.example.', 'www.acme.example.test.', 'test.']) {
+  for (const name of ['www.a.example.', 'x.www.a.example.', 'a.example.', 'www.acme.example.test.', 'corp.test.']) {
     const v = checkNameClaim(rules, { name, tenant: 'b', principalTenant: 'b' }, existing);
     assert.ok(!v.ok, name);
     for (const secret of ['svc-a1', 'a1', '"a"', 'acme"', 'tenant "']) assert.ok(!v.message.includes(secret), `${name}: ${v.message}`);

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { GslbError } from '../../../errors.js';
 import { validationMessage } from '../../../api/errors.js';
+import { answerMethodNotAllowed } from '../../../api/methods.js';
 import { PUBLIC_ERROR_NAMES, publicStatus, type PublicError } from '../errors.js';
 
 /** The status and message of any error a /public/v1 request can raise. */
@@ -22,7 +23,7 @@ export function describePublicError(err: FastifyError | GslbError): { status: nu
 
 /**
  * The error catalogue of /public/v1 (docs/forms.md): every error, and every unrouted path under
- * the prefix, answers `{name, message}` (forms-api.md §7) instead of the `{error}` of /api/v1.
+ * the prefix (405 with `Allow` when the path is routed under other methods), answers `{name, message}` (forms-api.md §7) instead of the `{error}` of /api/v1.
  * Call inside the prefix's plugin, so it applies to its routes only.
  */
 export function registerPublicErrors(app: FastifyInstance): void {
@@ -34,6 +35,7 @@ export function registerPublicErrors(app: FastifyInstance): void {
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((req, reply) => {
+    if (answerMethodNotAllowed(req, reply, (message): PublicError => ({ name: 'method_not_allowed', message }))) return reply;
     const body: PublicError = { name: 'not_found', message: `no route for ${req.method} ${req.url.split('?')[0]}` };
     return reply.status(404).send(body);
   });
