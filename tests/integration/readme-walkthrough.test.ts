@@ -60,6 +60,9 @@ async function jobPids(sh: BashSession): Promise<number[]> {
   return r.output.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
 }
 
+/** A line of gslbd's text-format log (`[2026-11-28 13:22:06.747 +0000] INFO (7625): …`). */
+const isLogLine = (l: string) => /^\[\d{4}-\d{2}-\d{2} [\d:.]+ [+-]\d{4}\] [A-Z]+ \(\d+\): /.test(l);
+
 /** Health flips to unhealthy in a text-format log. */
 const downFlips = (log: string) => log.split('\n').filter((l) => l.includes('health flip') && l.includes('"to":"unhealthy"'));
 
@@ -124,7 +127,9 @@ describe('README quick start, GitOps walk-through and forms quick start, run as 
       // failover: each wait ends on the answer it names, and the dig after it shows that answer
       const f = await sh.run(readmeBlock(ROOT, 'failover'), 90_000);
       assert.equal(f.status, 0, `${f.output}\n${sh.stderr}`);
-      const lines = f.output.split('\n').map((l) => l.trim()).filter(Boolean);
+      // the daemon's own log lines (its audit of the waits' /simulate calls) reach the terminal from
+      // a worker thread, in any order relative to the commands' output: they are not the commands'
+      const lines = f.output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !isLogLine(l));
       // (curl's answers end without a newline, so a wait's line may follow one on the same line)
       const waited = lines.map((l, i) => (l.includes('gslb.example.test answers') ? i : -1)).filter((i) => i >= 0);
       assert.equal(waited.length, 2, f.output);
