@@ -18,9 +18,14 @@ export function markedBlock(markdown: string, name: string): string {
   return m[1]!;
 }
 
+/** Reads the marked block NAME of the Markdown file FILE, relative to ROOT (see {@link markedBlock}). */
+export function docBlock(root: string, file: string, name: string): string {
+  return markedBlock(readFileSync(join(root, file), 'utf8'), name);
+}
+
 /** Reads README.md's marked block NAME (see {@link markedBlock}). */
 export function readmeBlock(root: string, name: string): string {
-  return markedBlock(readFileSync(join(root, 'README.md'), 'utf8'), name);
+  return docBlock(root, 'README.md', name);
 }
 
 /**
