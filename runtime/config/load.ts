@@ -50,10 +50,10 @@ function locate(src: YamlSource | undefined, path: (string | number)[], value: u
   return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message: `${key} = ${formatValue(value)}: ${text}`, rule };
 }
 
-/** Most answering threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
+/** Most DNS worker threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
 export const AUTO_WORKERS_CAP = 8;
 
-/** `dns.workers: auto`: one answering thread per core this process may use, at most AUTO_WORKERS_CAP. */
+/** `dns.workers: auto`: one DNS worker thread per core this process may use (its affinity mask), at least 1, at most AUTO_WORKERS_CAP. */
 export function autoDnsWorkers(): number {
   return Math.max(1, Math.min(availableParallelism(), AUTO_WORKERS_CAP));
 }
