@@ -58,6 +58,11 @@ export function autoDnsWorkers(): number {
   return Math.max(1, Math.min(availableParallelism(), AUTO_WORKERS_CAP));
 }
 
+/** `forms.render.workers: auto`: one render thread per core this process may use but one (the main thread's), at least 1. */
+export function autoRenderWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
 /**
  * Validates a parsed config object: schema (with defaults filled in, in place) then semantic rules.
  * Throws ConfigInvalidError (a ValidationError) listing every problem with key path, value and rule,
@@ -81,6 +86,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
   if (shapeOk && (cfg.dns.workers as number | 'auto') === 'auto') cfg.dns.workers = autoDnsWorkers();
+  if (shapeOk && (cfg.forms.render.workers as number | 'auto') === 'auto') cfg.forms.render.workers = autoRenderWorkers();
   let semantic: ReturnType<typeof checkConfigSemantics> = [];
   try {
     semantic = checkConfigSemantics(cfg);

@@ -122,6 +122,8 @@ export interface Config {
       enabled: boolean; pollIntervalMs: number; concurrency: number; retryDelaysMs: number[]; pauseAfterFailures: number;
       timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[]; digestCheckMs: number;
     };
+    /** the render pool of tenants' templates (docs/forms.md "Templates"); `workers: auto` in the file, resolved at load */
+    render: { workers: number; timeoutMs: number; perTenant: number; queuePerTenant: number };
     services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
     domains: { resolvers: string[]; timeoutMs: number; target?: string; address?: string };
   };
