@@ -50,12 +50,17 @@ function locate(src: YamlSource | undefined, path: (string | number)[], value: u
   return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message: `${key} = ${formatValue(value)}: ${text}`, rule };
 }
 
-/** Most answering threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
+/** Most DNS worker threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
 export const AUTO_WORKERS_CAP = 8;
 
-/** `dns.workers: auto`: one answering thread per core this process may use, at most AUTO_WORKERS_CAP. */
+/** `dns.workers: auto`: one DNS worker thread per core this process may use (its affinity mask), at least 1, at most AUTO_WORKERS_CAP. */
 export function autoDnsWorkers(): number {
   return Math.max(1, Math.min(availableParallelism(), AUTO_WORKERS_CAP));
+}
+
+/** `forms.render.workers: auto`: one render thread per core this process may use but one (the main thread's), at least 1. */
+export function autoRenderWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
 }
 
 /**
@@ -81,6 +86,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
   if (!cfg.node?.id && cfg.node) cfg.node.id = hostname();
   if (shapeOk && (cfg.dns.workers as number | 'auto') === 'auto') cfg.dns.workers = autoDnsWorkers();
+  if (shapeOk && (cfg.forms.render.workers as number | 'auto') === 'auto') cfg.forms.render.workers = autoRenderWorkers();
   let semantic: ReturnType<typeof checkConfigSemantics> = [];
   try {
     semantic = checkConfigSemantics(cfg);

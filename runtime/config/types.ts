@@ -32,7 +32,7 @@ export interface Config {
     udpPayloadSize: number; lookupDeadline: string; maxQueryAge: string; versionName: string;
     /** receive coalescing window of the batched UDP sockets (`250us`; `0s` off; docs/dns.md "Receive coalescing") */
     udpCoalesce: string;
-    /** UDP answerers in one SO_REUSEPORT group: the main thread plus workers-1 worker threads (`auto` in the file, resolved at load) */
+    /** DNS worker threads answering UDP in one SO_REUSEPORT group, the main thread out of it; 0: the main thread answers UDP (`auto` in the file, resolved at load) */
     workers: number;
     axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
@@ -122,6 +122,8 @@ export interface Config {
       enabled: boolean; pollIntervalMs: number; concurrency: number; retryDelaysMs: number[]; pauseAfterFailures: number;
       timeoutMs: number; maxResponseBytes: number; allowPrivateTargets: string[]; digestCheckMs: number;
     };
+    /** the render pool of tenants' templates (docs/forms.md "Templates"); `workers: auto` in the file, resolved at load */
+    render: { workers: number; timeoutMs: number; perTenant: number; queuePerTenant: number };
     services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
     domains: { resolvers: string[]; timeoutMs: number; target?: string; address?: string };
   };

@@ -167,9 +167,9 @@ PARTS.push({
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
       maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000,
-      tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 1, udpCoalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
+      tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 0, udpCoalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
     });
-    if (cfg.dns.workers > 1) await startWorkers(core, state, server);
+    if (cfg.dns.workers > 0) await startWorkers(core, state, server);
     core.ports.dnsPort = server.port;
     core.ports.dnsUdpPath = server.udpPath;
     // UDP and TCP share the port (server.ts); one line per socket, like every other listener

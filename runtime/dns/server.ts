@@ -48,7 +48,22 @@ export interface DnsServerOptions {
 export type DnsUdpPath = 'batched' | 'dgram';
 
 /** A running DNS listener (UDP and TCP on the same port). */
-export interface DnsServer { port: number; udpPath: DnsUdpPath; close: () => Promise<void> }
+export interface DnsServer {
+  port: number;
+  udpPath: DnsUdpPath;
+  /**
+   * Closes the UDP socket only: the main thread leaves the SO_REUSEPORT group once the DNS workers
+   * have joined it, and TCP keeps listening (docs/dns.md "Workers"). Idempotent.
+   */
+  leaveUdp: () => Promise<void>;
+  /**
+   * Opens the UDP socket again after `leaveUdp` (the port probed first, as at start: fails with
+   * EADDRINUSE when something else took it): the main thread answers again when no DNS worker is
+   * left. Nothing when the socket is open.
+   */
+  rejoinUdp: () => Promise<void>;
+  close: () => Promise<void>;
+}
 
 /**
  * Starts UDP and TCP listeners on `listenAddr:port` (port 0 picks one free port for both): the UDP
@@ -92,13 +107,30 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   }
   o.log.info({ address: o.listenAddr, port, udpPath, ...(support.reason ? { batchUnavailable: support.reason } : {}) },
     `dns listening (udp path: ${udpPath})`);
+  let udpOpen = true;
+  const leaveUdp = async () => {
+    if (!udpOpen) return;
+    udpOpen = false;
+    await udp.close();
+  };
+  let closed = false;
+  const rejoinUdp = async () => {
+    if (udpOpen || closed) return;
+    const next = makeUdp();
+    await next.bind(port);
+    udp = next;
+    udpOpen = true;
+  };
   return {
     port,
     udpPath,
+    leaveUdp,
+    rejoinUdp,
     close: async () => {
+      closed = true;
       transport.closeConnections();
       await new Promise<void>((r) => tcp.close(() => r()));
-      await udp.close();
+      await leaveUdp();
     },
   };
 }

@@ -152,9 +152,12 @@ export function feedWorkers(core: Core, state: DnsState): void {
   core.ports.dnsWorkersRunning = () => state.workers?.running ?? 0;
 }
 /**
- * Starts dns.workers - 1 worker threads joining the UDP socket's SO_REUSEPORT group, with the
- * current DNS rows and serial, and the health board written with the current verdicts. Without the batched path (no SO_REUSEPORT in dgram on
- * Node 20) the main thread answers alone, and says so. A worker that cannot start fails the start.
+ * Starts dns.workers worker threads joining the UDP socket's SO_REUSEPORT group, with the current
+ * DNS rows and serial, and the health board written with the current verdicts; once every worker
+ * has joined, the main thread's UDP socket leaves the group, so the main thread answers no UDP
+ * query while workers run (DESIGN decision 16; TCP stays). Should every worker exit, the main thread
+ * opens its UDP socket again. Without the batched path (no SO_REUSEPORT in dgram on Node 20) the
+ * main thread answers alone, and says so. A worker that cannot start fails the start.
  */
 export async function startWorkers(core: Core, state: DnsState, server: DnsServer): Promise<void> {
   const cfg = core.config;
@@ -169,9 +172,13 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
   board.replace(healthTable(a.index(), core.health));
   board.onFull = () => log.error({ endpoints: board.size }, 'dns workers: the health board is full; endpoints past it answer as healthy in the workers');
   const { workers, ready } = DnsWorkers.start({
-    count: cfg.dns.workers - 1, log, metrics, current: () => images.full(),
+    count: cfg.dns.workers, log, metrics, current: () => images.full(),
     init: { config: cfg, sequence: state.sequence, port: server.port, version: core.holder.provenance.rdata, board: board.buffers, image: images.full() },
     onResync: () => { metrics.resyncs++; },
+    onNoneLeft: () => {
+      log.error({}, 'no dns worker left; the main thread answers UDP again');
+      server.rejoinUdp().catch((err: unknown) => { log.error({ err }, 'the main thread could not answer UDP again'); });
+    },
     answer: async (req, src) => {
       const t0 = performance.now();
       const r = a.handle(req, src, true, false);
@@ -195,6 +202,8 @@ export async function startWorkers(core: Core, state: DnsState, server: DnsServe
     await server.close();
     throw err;
   }
+  // the workers answer every UDP query from now on: the main thread leaves the group
+  await server.leaveUdp();
   log.info({ workers: cfg.dns.workers, port: server.port }, 'dns workers answering');
 }
 

@@ -8,7 +8,7 @@ import type { FromWorker, RumSample, ToWorker, WorkerInit } from './worker-proto
 
 /** What the main thread gives its DNS workers. */
 export interface DnsWorkersOptions {
-  /** worker threads to start (dns.workers - 1) */
+  /** worker threads to start (dns.workers) */
   count: number;
   /** everything of WorkerInit but the worker's number and metrics cells */
   init: Omit<WorkerInit, 'index' | 'metrics'>;
@@ -23,6 +23,8 @@ export interface DnsWorkersOptions {
   current: () => IndexImage;
   /** told of each resync a worker asked for (counted as `gslbd_dns_worker_resyncs_total`) */
   onResync?: () => void;
+  /** told when the last running worker exited while not closing (the main thread then answers UDP again) */
+  onNoneLeft?: () => void;
 }
 
 const newWorker = (init: WorkerInit, name: string): Worker => startWorkerThread(import.meta.url, './worker-main', { workerData: init, name, execArgv: [] });
@@ -41,6 +43,7 @@ export class DnsWorkers {
   private gen = 0;
   private waiters: { gen: number; resolve: () => void }[] = [];
   private closing = false;
+  private live = 0;
 
   private constructor(private readonly o: DnsWorkersOptions) {}
 
@@ -59,6 +62,7 @@ export class DnsWorkers {
     const init: WorkerInit = { ...o.init, index, metrics };
     const worker = newWorker(init, `gslbd-dns-${index}`);
     this.workers.push(worker);
+    this.live++;
     this.acked.push(0);
     const slot = this.acked.length - 1;
     return new Promise<void>((resolve, reject) => {
@@ -95,7 +99,11 @@ export class DnsWorkers {
         // A worker gone is not waited for (its acknowledgement never comes).
         this.acked[slot] = Infinity;
         this.wake();
-        if (!this.closing) o.log.error({ worker: index, code }, 'dns worker exited');
+        this.live--;
+        if (!this.closing) {
+          o.log.error({ worker: index, code }, 'dns worker exited');
+          if (this.live === 0) o.onNoneLeft?.();
+        }
         reject(new Error(`dns worker ${index} exited (${code})`));
       });
     });

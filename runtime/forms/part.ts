@@ -110,6 +110,7 @@ PARTS.push({
     return async () => {
       if (timer) clearInterval(timer);
       await d.worker.stop();
+      await d.renders.close();
       await d.http.close();
     };
   },

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:answer`: the DNS answer path alone, without sockets: the real daemon (every part,
- * dns.workers 1) serving the `bench:dns` names, and `Answerer.handleInto` called in a loop on the
+ * dns.workers 0) serving the `bench:dns` names, and `Answerer.handleInto` called in a loop on the
  * `bench:dns` query mix (90 % the weighted name, 5 % apex SOA, 5 % NXDOMAIN), as the batched UDP
  * path calls it. Prints ns per query over BENCH_ANSWER_QUERIES (default 2,000,000) after a warm-up,
  * as wall time and as the process's user and system CPU time.
@@ -24,7 +24,7 @@ const config = validateConfigObject({
   node: { id: 'bench' },
   database: { path: join(dir, 'gslbd.db') },
   api: { enabled: false },
-  dns: { listenAddr: '127.0.0.1', port: await freeDnsPort(), domain: 'bench.test', workers: 1 },
+  dns: { listenAddr: '127.0.0.1', port: await freeDnsPort(), domain: 'bench.test', workers: 0 },
   logging: { format: 'json', level: 'warn' },
 });
 const daemon = await startDaemon(config, { log: pino({ level: 'warn' }), env: {} });

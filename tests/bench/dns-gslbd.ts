@@ -25,7 +25,7 @@ export async function freeDnsPort(): Promise<number> {
  */
 export async function startGslbd(port: number, dir: string, opts: { dnsFile?: string; workers?: number; cpus?: number | string } = {}): Promise<ChildProcess> {
   mkdirSync(dir, { recursive: true });
-  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), dir, String(opts.workers ?? 1), ...(opts.dnsFile ? [opts.dnsFile] : [])];
+  const args = ['--expose-gc', '--import', 'tsx', 'tests/bench/dns-server.ts', String(port), dir, String(opts.workers ?? 0), ...(opts.dnsFile ? [opts.dnsFile] : [])];
   const cmd = pin(opts.cpus ?? 1, [process.execPath, ...args]);
   // fork cannot prefix taskset; spawn with an IPC channel instead.
   const child = hasTaskset

@@ -30,7 +30,7 @@ const config = validateConfigObject({
   node: { id: 'bench' },
   database: { path: join(dir!, 'gslbd.db') },
   api: { enabled: false },
-  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(workersArg ?? 1), ...(dnsFile ? JSON.parse(readFileSync(dnsFile, 'utf8')) as object : {}) },
+  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(workersArg ?? 0), ...(dnsFile ? JSON.parse(readFileSync(dnsFile, 'utf8')) as object : {}) },
   logging: { format: 'json', level: 'warn' },
 });
 const daemon = await startDaemon(config, { log: pino({ level: 'warn' }), env: {} });

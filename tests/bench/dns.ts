@@ -5,8 +5,8 @@
  * `weighted` plugin). Prints qps, average and p99 latency and lost queries for both, the ratio,
  * and gslbd's heap growth over 1M queries. Then CPU per query at a fixed rate (dnsperf -Q) for
  * gslbd, gdnsd and PowerDNS with a LUA record (skipped with a message when pdns_server or its bind
- * backend is missing), from /proc/<pid>/stat before and after, and gslbd's qps with dns.workers 1
- * and 2. Every run is bounded in time and count. Environment: BENCH_SECONDS (throughput run
+ * backend is missing), from /proc/<pid>/stat before and after, and gslbd's qps with dns.workers 0
+ * (the main thread answers) and 2 (two worker threads answer). Every run is bounded in time and count. Environment: BENCH_SECONDS (throughput run
  * length, default 5), BENCH_ROUNDS (default 3), BENCH_HEAP_QUERIES (0 skips the heap run),
  * BENCH_CPU_QPS (the fixed rate, default 20000), BENCH_DNS_ONLY=cpu (only the CPU and workers part).
  */
@@ -103,13 +103,13 @@ async function cpuPerQuery(pid: number, port: number): Promise<{ usPerQuery: num
   return { usPerQuery: per(cpu), userUs: per(c1.user - c0.user), systemUs: per(c1.system - c0.system), busy: cpu / ((performance.now() - t0) / 1000), r };
 }
 
-/** The CPU-per-query comparison and gslbd's qps with dns.workers 1 and 2 (see the file comment). */
+/** The CPU-per-query comparison and gslbd's qps with dns.workers 0 and 2 (see the file comment). */
 async function cpuAndWorkers(gslbd: ChildProcess, gPort: number, gdnsd: ChildProcess, dPort: number): Promise<void> {
-  // qps with dns.workers 1 and 2. This machine's two cores bound what it can show: dnsperf needs
+  // qps with dns.workers 0 and 2. This machine's two cores bound what it can show: dnsperf needs
   // one, so on CPU 1 alone two answering threads share one core (this measures the cost of the
   // second thread, not scaling), and on CPUs 0-1 the second thread competes with dnsperf.
   console.log(`\nqps (max, 64 outstanding) by dns.workers, medians of ${ROUNDS} rounds of ${SECONDS}s:`);
-  console.log(`  workers 1, server on CPU 1:    ${(await maxQps(gPort)).toFixed(0)} qps`);
+  console.log(`  workers 0, server on CPU 1:    ${(await maxQps(gPort)).toFixed(0)} qps`);
   for (const cpus of [1, '0,1'] as const) {
     const port = await freePort();
     const g2 = await startGslbd(port, join(dir, `gslbd-2-${String(cpus)}`), { workers: 2, cpus });

@@ -10,7 +10,7 @@
  * lost). Bounded: each reconcile must end within 10 minutes, dnsperf is stopped with SIGINT after
  * the phase and killed 30 s later.
  *
- * Environment: BENCH_SERVICES (100000), BENCH_QPS (2000, dnsperf -Q), BENCH_DNS_WORKERS (1,
+ * Environment: BENCH_SERVICES (100000), BENCH_QPS (2000, dnsperf -Q), BENCH_DNS_WORKERS (0,
  * dns.workers), BENCH_CPU_PROF (a folder: the daemon runs with --cpu-prof and writes the profiles
  * of its main thread and of its offload worker there).
  */
@@ -125,7 +125,7 @@ const fx = await startGitFixture();
 const dir = mkdtempSync(join(tmpdir(), 'gslbd-bench-'));
 let d: { child: ChildProcess; api: string } | undefined;
 try {
-  console.log(`bench:reconcile — ${N} services, dnsperf -Q ${QPS}, dns.workers ${process.env.BENCH_DNS_WORKERS ?? 1}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on 2 CPUs`);
+  console.log(`bench:reconcile — ${N} services, dnsperf -Q ${QPS}, dns.workers ${process.env.BENCH_DNS_WORKERS ?? 0}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on 2 CPUs`);
   let t = performance.now();
   // the daemon starts on a small commit (its first reconcile runs at start), then each phase
   // moves the branch, as a push would

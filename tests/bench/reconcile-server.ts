@@ -41,7 +41,7 @@ const config = validateConfigObject({
   database: { path: join(dir!, 'gslbd.db') },
   // the schema wants ports 1…65535; the API listens on a free port (0), set after validation
   api: { enabled: true, listenAddr: '127.0.0.1', port: 1 },
-  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(process.env.BENCH_DNS_WORKERS ?? 1) },
+  dns: { listenAddr: '127.0.0.1', port: Number(portArg), domain: 'bench.test', workers: Number(process.env.BENCH_DNS_WORKERS ?? 0) },
   gitops: JSON.parse(readFileSync(gitopsFile!, 'utf8')) as object,
   logging: { format: 'json', level: 'info' },
 });

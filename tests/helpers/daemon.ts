@@ -55,7 +55,8 @@ export async function startTestDaemon(overrides: DeepPartial<Config> & Record<st
     // on-demand backups (POST /system/backup) land here, never in /var/lib/gslbd
     backup: { dir: join(dir, 'backups') },
     api: { enabled: true, listenAddr: '127.0.0.1', port: 0 },
-    dns: { listenAddr: '127.0.0.1', port: 0 },
+    // one DNS worker thread answers UDP (the main thread none): as many threads as `auto` would start on one core
+    dns: { listenAddr: '127.0.0.1', port: 0, workers: 1 },
     logging: { format: 'json', level: 'debug' },
   };
   const raw: Record<string, unknown> = { ...defaults };

@@ -15,7 +15,7 @@ import { batchSupport } from '../../runtime/dns/batch-socket.js';
 const SERVICES = 20_000;
 
 test('a REST write into 20,000 services: its turn does not build the whole index, and the response waits for the new one', { skip: batchSupport().available ? false : 'udp batch addon unavailable (workers need it)' }, async () => {
-  const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'big.test', workers: 2 } as never });
+  const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'big.test', workers: 1 } as never });
   try {
     // the large state, written as one plan (what a git import applies), rows with the fields the REST API gives them
     const desired: DesiredRow[] = [];

@@ -66,7 +66,7 @@ for (const row of [
 ]) {
   test(row.name, { skip: batched ? false : 'udp batch addon unavailable (the dgram path has no receive time)' }, async () => {
     // one answering thread: the test blocks the main thread's loop, and a worker thread would answer at once
-    const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'stale.test', maxQueryAge: row.maxQueryAge, workers: 1 } as never });
+    const d = await startTestDaemon({ dns: { listenAddr: '127.0.0.1', port: 0, domain: 'stale.test', maxQueryAge: row.maxQueryAge, workers: 0 } as never });
     try {
       assert.equal(d.ports.dnsUdpPath, 'batched');
       await makeService(d, { name: 'web', domain: 'www.stale.test.', ttl: 60 }, [{ ipAddress: '192.0.2.1' }]);

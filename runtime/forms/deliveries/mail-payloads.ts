@@ -1,7 +1,7 @@
 import { escapeHtml } from '../forms/snippets.js';
 import type { MailMessage } from '../../mail/port.js';
 import { fieldPairs, fieldText, type DeliveryContext } from './context.js';
-import { htmlToText, renderHtml, renderSubject, templateVars } from './templates.js';
+import { htmlToText, templateVars, type TemplateRenderer } from './templates.js';
 
 type Config = Readonly<Record<string, unknown>>;
 const str = (c: Config, k: string): string | undefined => (typeof c[k] === 'string' && c[k] !== '' ? (c[k] as string) : undefined);
@@ -29,9 +29,10 @@ function summary(ctx: DeliveryContext): { text: string; html: string } {
 /**
  * The message of an e-mail action type, or a reason it cannot be sent (an autoreply without a
  * valid address in its field). `email` lists the fields; `email_template` and `autoreply` render
- * their Liquid templates against the submission (HTML escaped by default).
+ * their Liquid templates against the submission (HTML escaped by default) in the render pool, as
+ * renders of `tenant` (docs/forms.md "Templates").
  */
-export async function mailMessage(type: 'email' | 'email_template' | 'autoreply', config: Config, ctx: DeliveryContext): Promise<MailMessage | { skip: string }> {
+export async function mailMessage(type: 'email' | 'email_template' | 'autoreply', config: Config, ctx: DeliveryContext, render: TemplateRenderer, tenant: string): Promise<MailMessage | { skip: string }> {
   const vars = templateVars(ctx.form, ctx.submission.data, ctx.submission.id, ctx.submission.created_at);
   const replyTo = addressIn(ctx, str(config, 'reply_to_field'));
   if (type === 'email') {
@@ -39,8 +40,8 @@ export async function mailMessage(type: 'email' | 'email_template' | 'autoreply'
     const subject = ctx.event === 'submission.reminder' ? `Reminder: submission #${ctx.submission.id} to ${ctx.form.name} is not claimed yet` : str(config, 'subject') ?? `New submission: ${ctx.form.name}`;
     return { to: list(config.to), subject: subject.replace(/[\r\n]+/g, ' '), text, html, ...(replyTo ? { replyTo } : {}) };
   }
-  const html = await renderHtml(str(config, 'body') ?? '', vars);
-  const subject = await renderSubject(str(config, 'subject') ?? '', vars);
+  const html = await render.html(tenant, str(config, 'body') ?? '', vars);
+  const subject = await render.subject(tenant, str(config, 'subject') ?? '', vars);
   if (type === 'email_template') return { to: list(config.to), subject, text: htmlToText(html), html, ...(replyTo ? { replyTo } : {}) };
   const to = addressIn(ctx, str(config, 'email_field'));
   if (!to) return { skip: `no e-mail address in field ${str(config, 'email_field')}` };

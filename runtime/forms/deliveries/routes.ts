@@ -8,6 +8,7 @@ import { parsePage } from '../public/list.js';
 import { formRoute } from '../public/routes/docs.js';
 import { callerOf } from '../public/routes/server.js';
 import type { DeliveryService } from './service.js';
+import { RenderBusyError } from './templates.js';
 
 /**
  * The action routes (forms-api.md §4 `/action*`, `/email-template/preview`; docs/forms.md
@@ -72,12 +73,17 @@ export const deliveryRoutes = (forms: FormService, svc: DeliveryService, onEnabl
 
   app.post<{ Body: TemplatePreview }>('/email-template/preview', formRoute({
     operationId: 'post_email_template_preview', summary: 'Render a Liquid e-mail template against mock data', scope: 'forms:write', body: 'TemplatePreview', errors: [404],
-    description: 'The template sees `submission.<field>` (from `mock_data`), `fields`, `form.name` (with `form_id`), `submission_id` and `created_at`. Output is HTML-escaped unless `| raw`. A template error is a 400 naming its line and column.',
+    description: 'The template sees `submission.<field>` (from `mock_data`), `fields`, `form.name` (with `form_id`), `submission_id` and `created_at`. Output is HTML-escaped unless `| raw`. A template error is a 400 naming its line and column; so is a render past its time limit (the render is ended). Renders run off the answering threads, a few per workspace at once: past that, 429 with Retry-After.',
     success: { status: 200, description: 'the rendered HTML and text', schema: 'TemplateRendered' },
-  }), async (req) => {
+  }), async (req, reply) => {
     const caller = callerOf(req);
     if (req.body.form_id !== undefined) requireFormAccess(caller, 'path', [req.body.form_id]);
     const form = req.body.form_id === undefined ? undefined : forms.require(caller.tenantId, req.body.form_id);
-    return svc.preview(req.body.body, req.body.subject, req.body.mock_data ?? {}, form);
+    try {
+      return await svc.preview(caller.tenantId, req.body.body, req.body.subject, req.body.mock_data ?? {}, form);
+    } catch (err) {
+      if (err instanceof RenderBusyError) reply.header('retry-after', String(err.retryAfterS));
+      throw err;
+    }
   });
 };

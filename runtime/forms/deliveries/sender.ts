@@ -6,14 +6,16 @@ import type { DeliveryContext } from './context.js';
 import { digestMessage } from './digest.js';
 import { httpCall } from './http-payloads.js';
 import { mailMessage } from './mail-payloads.js';
+import type { TemplateRenderer } from './templates.js';
 import { appendRow } from './sheets.js';
 
 /** How one attempt ended. `retryable`: another attempt may succeed (network, timeout, 408, 429, 5xx, mail server errors). */
 export interface SendOutcome { ok: boolean; status: number | null; detail: string; retryable: boolean; durationMs: number }
 
-/** What the sender needs: the guarded HTTP client, a workspace's mailer, the service URLs. */
+/** What the sender needs: the guarded HTTP client, a workspace's mailer, the service URLs, the template renderer. */
 export interface SenderDeps {
   http: HttpClient;
+  render: TemplateRenderer;
   mailer: (tenantId: string) => MailPort;
   services: () => Config['forms']['services'];
 }
@@ -41,7 +43,7 @@ export class ActionSender {
     try {
       switch (action.type) {
         case 'email': case 'email_template': case 'autoreply': {
-          const msg = await mailMessage(action.type, action.config, ctx);
+          const msg = await mailMessage(action.type, action.config, ctx, this.deps.render, action.tenantId);
           if ('skip' in msg) return { ok: false, status: null, detail: msg.skip, retryable: false, durationMs: Date.now() - started };
           const r = await this.deps.mailer(action.tenantId).send(msg);
           return { ok: true, status: null, detail: `accepted by the mail server for ${r.accepted.join(', ')}`, retryable: false, durationMs: Date.now() - started };

@@ -4,7 +4,7 @@ import { jsonFields } from '../intake/fields.js';
 import type { DeliveryContext } from './context.js';
 import type { AttemptRow, DeliveryRow, DeliveryState, Outbox } from './outbox.js';
 import type { SendOutcome } from './sender.js';
-import { htmlToText, renderHtml, renderSubject, templateVars } from './templates.js';
+import { htmlToText, templateVars, type TemplateRenderer } from './templates.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -33,6 +33,7 @@ export class DeliveryService {
     private readonly outbox: Outbox,
     private readonly send: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>,
     private readonly kick: () => void,
+    private readonly render: TemplateRenderer,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -59,10 +60,13 @@ export class DeliveryService {
     return { data: rows.map((r) => deliveryView(r, attempts.get(r.id) ?? [])), page, limit, total };
   }
 
-  /** Renders a template against mock data (HTML escaped unless `| raw`); a template error is a 400 naming its line. */
-  async preview(body: string, subject: string | undefined, mock: Record<string, unknown>, form: FormRow | undefined) {
+  /**
+   * Renders a template of `tenant` against mock data in the render pool (HTML escaped unless
+   * `| raw`); a template error or a limit is a 400 naming it, no room in the pool a 429.
+   */
+  async preview(tenant: string, body: string, subject: string | undefined, mock: Record<string, unknown>, form: FormRow | undefined) {
     const vars = templateVars({ id: form?.id ?? '', name: form?.name ?? '' }, mock as never, null, new Date(this.now()).toISOString());
-    const html = await renderHtml(body, vars);
-    return { html, text: htmlToText(html), subject: subject === undefined ? null : await renderSubject(subject, vars) };
+    const html = await this.render.html(tenant, body, vars);
+    return { html, text: htmlToText(html), subject: subject === undefined ? null : await this.render.subject(tenant, subject, vars) };
   }
 }

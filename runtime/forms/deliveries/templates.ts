@@ -1,20 +1,8 @@
-import { Liquid } from 'liquidjs';
-import { GslbError } from '../../errors.js';
 import type { SubmissionFields } from '../submissions/types.js';
 import { fieldPairs } from './context.js';
+import type { RenderPool } from './render-pool.js';
 
-/**
- * Liquid for tenants' templates (e-mail actions and /email-template/preview). Nothing a tenant
- * writes reaches the host: no file system (`include` and `render` see an empty in-memory set),
- * own properties only, and limits on parse size, render time and memory. Output is HTML-escaped
- * by default in HTML parts (`{{ x | raw }}` opts out); subjects are plain text on one line.
- */
-const OPTIONS = {
-  strictFilters: true, ownPropertyOnly: true, relativeReference: false, templates: {},
-  parseLimit: 100_000, renderLimit: 1_000, memoryLimit: 10_000_000,
-} as const;
-const html = new Liquid({ ...OPTIONS, outputEscape: 'escape' });
-const text = new Liquid(OPTIONS);
+export { TemplateError, RenderBusyError } from './template-error.js';
 
 /** What a template sees: `form.name`, `submission.<field>`, `submission_id`, `created_at` and `fields` (name/value pairs in order). */
 export function templateVars(form: { id: string; name: string }, data: SubmissionFields, id: number | null, createdAt: string): Record<string, unknown> {
@@ -22,39 +10,23 @@ export function templateVars(form: { id: string; name: string }, data: Submissio
 }
 
 /**
- * A template that does not parse, fails to render, or passes a limit (size, render time, memory):
- * a 400 in an API answer, and a permanent failure of a delivery (`permanent`: the same template
- * fails the same way on every attempt, so it is not retried; docs/forms.md "Deliveries").
+ * Renders a tenant's templates (liquid-render.ts) in the render pool, off the main thread
+ * (docs/forms.md "Templates"). Each call rejects with TemplateError (the template fails, or passes
+ * a limit) or RenderBusyError (the tenant has no room in the pool).
  */
-export class TemplateError extends GslbError {
-  readonly permanent = true;
-  constructor(message: string, cause: unknown) {
-    super('API_BAD_REQUEST', message, { cause });
-  }
+export interface TemplateRenderer {
+  /** An HTML body, every output escaped unless `| raw`. */
+  html: (tenant: string, source: string, vars: Record<string, unknown>, part?: string) => Promise<string>;
+  /** A subject: plain text, newlines folded to spaces (a header is one line). */
+  subject: (tenant: string, source: string, vars: Record<string, unknown>, part?: string) => Promise<string>;
 }
 
-/** The line and column of a Liquid error, when it has them. */
-function where(err: unknown): string {
-  const m = /line:(\d+), col:(\d+)/.exec((err as Error).message);
-  return m ? ` at line ${m[1]}, column ${m[2]}` : '';
-}
-
-/** Renders one template; a template that does not parse or fails to render is a {@link TemplateError} naming the part and the line. */
-async function render(engine: Liquid, part: string, source: string, vars: Record<string, unknown>): Promise<string> {
-  try {
-    return await engine.parseAndRender(source, vars);
-  } catch (err) {
-    const first = (err as Error).message.split('\n')[0]!.replace(/, line:\d+, col:\d+/, '');
-    throw new TemplateError(`${part}: template error${where(err)}: ${first}`, err);
-  }
-}
-
-/** An HTML body, every output escaped unless `| raw`. */
-export const renderHtml = (source: string, vars: Record<string, unknown>, part = 'body') => render(html, part, source, vars);
-
-/** A subject: plain text, newlines folded to spaces (a header is one line). */
-export async function renderSubject(source: string, vars: Record<string, unknown>, part = 'subject'): Promise<string> {
-  return (await render(text, part, source, vars)).replace(/[\r\n]+/g, ' ').trim();
+/** The renderer over one pool. */
+export function templateRenderer(pool: RenderPool): TemplateRenderer {
+  return {
+    html: (tenant, source, vars, part = 'body') => pool.render(tenant, { kind: 'html', part, source, vars }),
+    subject: async (tenant, source, vars, part = 'subject') => (await pool.render(tenant, { kind: 'text', part, source, vars })).replace(/[\r\n]+/g, ' ').trim(),
+  };
 }
 
 /** The text part of an HTML body: tags dropped, entities of the escaper undone. */

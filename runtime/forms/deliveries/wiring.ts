@@ -9,6 +9,8 @@ import { ActionSender } from './sender.js';
 import { DeliveryService } from './service.js';
 import { DeliveryWorker } from './worker.js';
 import { DigestRuns } from './digests.js';
+import { RenderPool } from './render-pool.js';
+import { templateRenderer } from './templates.js';
 import { conditionsMatch } from '../forms/conditions.js';
 import { valuesOf } from '../intake/fields.js';
 import type { FormActionRow } from '../forms/rows.js';
@@ -16,6 +18,8 @@ import type { SubmissionRecord } from '../submissions/types.js';
 
 /** The delivery machinery of one daemon: queue, guarded client, sender, worker and the API's service. */
 export interface Deliveries {
+  /** the render pool of tenants' templates (closed at stop) */
+  renders: RenderPool;
   outbox: Outbox; http: HttpClient; sender: ActionSender; worker: DeliveryWorker; service: DeliveryService;
   /** runs the due digests at `now` (every `forms.deliveries.digestCheckMs`) */
   digests: (now: number) => Promise<number>;
@@ -27,8 +31,9 @@ const digestMatches = (a: FormActionRow, s: SubmissionRecord) => conditionsMatch
 /**
  * Builds the deliveries from the config (`forms.deliveries`, `forms.services`): one HTTP client
  * with the SSRF guard (and the operator's `allowPrivateTargets`), a deadline and a response cap;
- * mail through the workspace's own settings; an action that keeps failing is paused and the
- * workspace's alert recipients are told by mail.
+ * mail through the workspace's own settings; tenants' templates rendered in the render pool
+ * (`forms.render`); an action that keeps failing is paused and the workspace's alert recipients
+ * are told by mail.
  */
 export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, submissions: SubmissionStore): Deliveries {
   const cfg = core.config.forms.deliveries;
@@ -38,8 +43,11 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
     ssrfGuard: true, ssrfAllow: cfg.allowPrivateTargets.map((c) => parseCidr(c)!),
   });
   const mailer = (tenantId: string) => core.mail.forTenant?.(tenantId) ?? core.mail;
-  const sender = new ActionSender({ http, mailer, services: () => core.config.forms.services });
   const log = core.log.child({ component: 'forms' });
+  const rc = core.config.forms.render;
+  const renders = new RenderPool({ workers: rc.workers, timeoutMs: rc.timeoutMs, perTenant: rc.perTenant, queuePerTenant: rc.queuePerTenant, log });
+  const render = templateRenderer(renders);
+  const sender = new ActionSender({ http, mailer, render, services: () => core.config.forms.services });
   const worker = new DeliveryWorker({
     outbox, log,
     action: (id) => forms.actionById(id),
@@ -64,11 +72,11 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
       }).catch((err: unknown) => log.warn({ err, action: action.id }, 'mail about a paused form action failed'));
     },
   });
-  const service = new DeliveryService(outbox, (a, ctx) => sender.send(a, ctx), () => worker.kick());
+  const service = new DeliveryService(outbox, (a, ctx) => sender.send(a, ctx), () => worker.kick(), render);
   const runs = new DigestRuns({
     db: core.db, log, mailer,
     digests: () => forms.actionsOfType('email_digest'),
     inWindow: (formId, start, end, limit) => submissions.inWindow(formId, start, end, limit),
   });
-  return { outbox, http, sender, worker, service, digests: (now) => runs.run(now, digestMatches) };
+  return { renders, outbox, http, sender, worker, service, digests: (now) => runs.run(now, digestMatches) };
 }

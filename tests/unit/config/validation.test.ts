@@ -188,12 +188,13 @@ test('the redirect listener is built: enabled with a port is a valid config; a b
     (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:3.*redirect\.listenAddr = "nowhere"/.test(p)));
 });
 
-test('dns.workers: auto (the default) is one per core, at most 8; a number is kept; 0 and "many" are refused', () => {
+test('dns.workers: auto (the default) is one per core, at least 1, at most 8; a number is kept, 0 included; "many" and 65 are refused', () => {
   const want = Math.max(1, Math.min(availableParallelism(), 8));
   assert.equal(parseConfigText('dns:\n  port: 5353\n', 'config.yaml').dns.workers, want);
   assert.equal(parseConfigText('dns:\n  workers: auto\n', 'config.yaml').dns.workers, want);
   assert.equal(parseConfigText('dns:\n  workers: 3\n  dnssec:\n    enabled: false\n', 'config.yaml').dns.workers, 3);
-  for (const bad of ['0', 'many', '65']) {
+  assert.equal(parseConfigText('dns:\n  workers: 0\n', 'config.yaml').dns.workers, 0);
+  for (const bad of ['-1', 'many', '65']) {
     assert.throws(() => parseConfigText(`dns:\n  workers: ${bad}\n`, 'config.yaml'),
       (err: unknown) => err instanceof ValidationError && err.problems.some((p) => /config\.yaml:2.*dns\.workers/.test(p)), bad);
   }
