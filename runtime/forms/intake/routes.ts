@@ -12,7 +12,7 @@ import { FieldCollector, jsonFields, urlEncodedFields } from './fields.js';
 import { pageOrigin } from './origin.js';
 import { errorPage, nextUrl, thanksPage } from './pages.js';
 import type { IntakeService } from './service.js';
-import { intakeDocs } from './docs.js';
+import { intakeDocs } from '../public/routes/intake-docs.js';
 
 /** What the public endpoint needs. */
 export interface IntakeRouteDeps {

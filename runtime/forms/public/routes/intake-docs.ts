@@ -1,6 +1,6 @@
 import type { FastifySchema } from 'fastify';
-import type { Config } from '../../config/types.js';
-import { formsRef } from '../public/routes/docs.js';
+import type { Config } from '../../../config/types.js';
+import { formsRef } from './docs.js';
 
 const params = { type: 'object', properties: { formId: { type: 'string', minLength: 1, description: "the form's id (`GET /public/v1/form/{id}/snippets` hands out the address)" } }, required: ['formId'] } as const;
 
