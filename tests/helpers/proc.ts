@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { WAIT_CEILING_MS, waitUntil } from './wait.js';
 
 /** A free TCP port on 127.0.0.1 (bound then released). */
 export function freePort(): Promise<number> {
@@ -42,16 +43,11 @@ export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS
   });
 }
 
-/** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, stepMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) { lastErr = e; }
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastErr ? `: ${String(lastErr)}` : ''}`);
+/**
+ * Polls `fn` until it returns a truthy value, at most `timeoutMs` (raised to WAIT_CEILING_MS, 30 s:
+ * tests/helpers/wait.ts). A timeout names `what` and the last value `fn` returned or the last error
+ * it threw, and adds what `describe` returns.
+ */
+export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = WAIT_CEILING_MS, stepMs = 50, what = 'a condition', describe?: () => unknown): Promise<T> {
+  return waitUntil(what, fn, { timeoutMs, everyMs: stepMs, ...(describe ? { describe } : {}) });
 }

@@ -5,6 +5,7 @@ import type { DesiredRow } from '../../controller/plan/types.js';
 import { rowsOf } from '../../runtime/snapshot/snapshot.js';
 import type { PoolRow } from '../../runtime/model/types.js';
 import type { TestDaemon } from './daemon.js';
+import { WAIT_CEILING_MS } from './wait.js';
 
 // The dashboard in headless Chromium against an in-process daemon, shared by the browser test
 // (tests/integration/ui-dashboard.test.ts) and its benchmark (tests/bench/ui.ts): sign-in through
@@ -34,8 +35,8 @@ export async function signIn(browser: Browser, url: string, who: { email: string
   await page.getByLabel('E-mail').first().fill(who.email);
   await page.getByLabel('Password', { exact: true }).fill(who.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${url}/ui/`, { timeout: 10_000 });
-  await page.locator('#live[data-state="open"]').waitFor({ timeout: 10_000 });
+  await page.waitForURL(`${url}/ui/`, { timeout: WAIT_CEILING_MS });
+  await page.locator('#live[data-state="open"]').waitFor({ timeout: WAIT_CEILING_MS });
   return { ctx, page, errors };
 }
 
