@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort } from './proc.js';
-import { shown, WAIT_CEILING_MS, waitUntil } from './wait.js';
+import { shown, START_CEILING_MS, WAIT_CEILING_MS, waitUntil } from './wait.js';
 
 /** One `nats-server -js` process this test started. */
 export interface NatsServer {
@@ -165,13 +165,13 @@ export async function spawnGslbd(id: string, state: Record<string, unknown>, ext
       n.proc = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--config', configPath], {
         stdio: ['ignore', out, out], env: { ...process.env, GSLB_API_KEY: '', ...env },
       });
-      const until = Date.now() + 90_000;
+      const until = Date.now() + START_CEILING_MS;
       while (Date.now() < until) {
         if (n.proc.exitCode !== null) throw new Error(`gslbd ${id} exited with ${n.proc.exitCode}; see ${join(dir, 'gslbd.log')}`);
         try { await fetch(`${n.url}/api/v1/cluster`); return; } catch { /* not listening yet */ }
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`gslbd ${id} did not answer within 90 s`);
+      throw new Error(`gslbd ${id} did not answer within ${START_CEILING_MS / 1000} s`);
     },
   };
   nodes.add(n);

@@ -30,16 +30,23 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs an entry point to completion: exit code, stdout, stderr. Killed after `timeoutMs`. */
-export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs an entry point to completion: exit code, stdout, stderr. Killed after `timeoutMs` (a hang's
+ * ceiling: starting Node with tsx on a loaded machine takes seconds), and then stderr says so.
+ */
+export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 3 * WAIT_CEILING_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawnEntry(entry, args, env);
     let stdout = '';
     let stderr = '';
     p.stdout!.on('data', (d) => { stdout += d; });
     p.stderr!.on('data', (d) => { stderr += d; });
-    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('exit', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+    let killed = false;
+    const t = setTimeout(() => { killed = true; p.kill('SIGKILL'); }, timeoutMs);
+    p.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr: killed ? `${stderr}\n(${entry} ${args.join(' ')}: killed after ${timeoutMs} ms)` : stderr });
+    });
   });
 }
 

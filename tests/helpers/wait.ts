@@ -9,6 +9,12 @@ import { inspect } from 'node:util';
  */
 export const WAIT_CEILING_MS = 30_000;
 
+/**
+ * The ceiling of a wait for a child process to start (gslbd or gslbctl through tsx): loading and
+ * compiling the daemon's modules is the one wait that grows with the machine's load as a whole.
+ */
+export const START_CEILING_MS = 90_000;
+
 /** What a wait is for and how it reports a timeout. */
 export interface WaitOptions {
   /** the ceiling (raised to WAIT_CEILING_MS) */
