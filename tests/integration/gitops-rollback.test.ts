@@ -156,9 +156,10 @@ describe('gitops rollback: a revision whose members go down is rolled back and p
     assert.equal(manual.reason, 'RolledBack');
     assert.equal(manual.provenance.commit, rev1);
     const { body, headers } = fx.webhook();
+    const attempted = (await status(d)).lastAttemptAt;
     assert.equal((await api(d.url, 'POST', '/api/v1/gitops/webhook', body, headers)).status, 202);
-    await new Promise((r) => setTimeout(r, 300));
-    const s = await status(d);
+    // a reconcile after the push (the webhook's, or a poll's) has run: it too left the pinned-out head alone
+    const s = await waitFor(async () => { const x = await status(d); return x.lastAttemptAt > attempted && x; }, WAIT_CEILING_MS, 50, 'a reconcile after the push');
     assert.equal(s.reason, 'RolledBack');
     assert.equal(s.observedRevision, rev2);
     assert.equal(s.lastAppliedRevision, rev1);
