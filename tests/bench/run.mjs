@@ -2,7 +2,7 @@
 // `npm run bench`: runs every benchmark script in tests/bench/ that exists, one after another.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec', 'reconcile', 'import-steps', 'health-board', 'index-image', 'ui'];
+const names = ['api', 'dns', 'answer-path', 'health', 'gitops', 'forms', 'rum', 'axfr', 'dnssec', 'reconcile', 'import-steps', 'health-board', 'index-image', 'ui', 'balancer', 'cluster'];
 // the scripts that need flags of their own, and those whose file is not named after the script
 const FLAGS = { rum: ['--expose-gc'], health: ['--expose-gc'], 'index-image': ['--expose-gc'] };
 const FILES = { reconcile: 'reconcile-100k', 'import-steps': 'apply-micro' };

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WAIT_CEILING_MS } from './wait.js';
 
 /** One BIRD 2 process a test started, with one BGP protocol `gslb` towards gslbd on loopback. */
 export interface Bird {
@@ -62,10 +63,10 @@ protocol bgp gslb {
     const out = openSync(join(dir, 'stdout.log'), 'a');
     proc = spawn('bird', ['-f', '-c', conf, '-s', sock], { stdio: ['ignore', out, out] });
     closeSync(out);
-    const until = Date.now() + 10_000;
+    const until = Date.now() + WAIT_CEILING_MS;
     while (!birdc(sock, 'show', 'status').includes('Daemon is up')) {
       if (proc.exitCode !== null) throw new Error(`bird exited ${proc.exitCode}: ${readFileSync(join(dir, 'stdout.log'), 'utf8')}`);
-      if (Date.now() > until) throw new Error('bird did not come up in 10 s');
+      if (Date.now() > until) throw new Error(`bird did not come up in ${WAIT_CEILING_MS / 1000} s: ${birdc(sock, 'show', 'status')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { api, type TestDaemon } from './daemon.js';
+import { WAIT_CEILING_MS } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -9,12 +10,13 @@ const run = promisify(execFile);
 export interface DigResult { status: string; flags: string[]; answers: string[]; text: string; ecs: string | undefined }
 
 /**
- * Runs `dig @127.0.0.1 -p <port> <args>` (a real resolver client) with short timeouts and parses
- * the status, header flags, answer data and the CLIENT-SUBNET echo.
+ * Runs `dig @127.0.0.1 -p <port> <args>` (a real resolver client), one try, and parses the status,
+ * header flags, answer data and the CLIENT-SUBNET echo. The try waits up to 10 s for its reply: an
+ * answer that comes costs nothing, and a loaded machine's late reply is not a lost one.
  */
 export async function dig(port: number, args: string[], bin = 'dig'): Promise<DigResult> {
-  const base = bin === 'dig' ? ['@127.0.0.1', '-p', String(port), '+time=2', '+tries=1'] : ['@127.0.0.1', '-p', String(port), '+time=2', '+retry=0'];
-  const { stdout } = await run(bin, [...base, ...args], { timeout: 15_000 });
+  const base = bin === 'dig' ? ['@127.0.0.1', '-p', String(port), '+time=10', '+tries=1'] : ['@127.0.0.1', '-p', String(port), '+time=10', '+retry=0'];
+  const { stdout } = await run(bin, [...base, ...args], { timeout: WAIT_CEILING_MS });
   const status = /status: ([A-Z]+)/.exec(stdout)?.[1] ?? 'NONE';
   const flags = (/flags: ([a-z ]+);/.exec(stdout)?.[1] ?? '').trim().split(/\s+/);
   const answers: string[] = [];
@@ -31,18 +33,18 @@ export async function dig(port: number, args: string[], bin = 'dig'): Promise<Di
 }
 
 /**
- * Runs dig until its answers equal `want` (compared sorted when `sorted`), at most 3 s: a health
- * verdict set on the main thread reaches the DNS worker threads on a later turn (docs/dns.md
+ * Runs dig until its answers equal `want` (compared sorted when `sorted`), at most WAIT_CEILING_MS:
+ * a health verdict set on the main thread reaches the DNS worker threads on a later turn (docs/dns.md
  * "Workers"), so a query right after it may be answered from the previous view. Fails with the
  * last answers seen.
  */
 export async function untilAnswers(port: number, args: string[], want: string[], what: string, sorted = false): Promise<DigResult> {
   const norm = (xs: string[]) => (sorted ? [...xs].sort() : xs);
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + WAIT_CEILING_MS;
   for (;;) {
     const r = await dig(port, args);
     if (JSON.stringify(norm(r.answers)) === JSON.stringify(norm(want))) return r;
-    if (Date.now() > deadline) assert.deepEqual(norm(r.answers), norm(want), `${what} (within 3 s)`);
+    if (Date.now() > deadline) assert.deepEqual(norm(r.answers), norm(want), `${what} (the last answers within ${WAIT_CEILING_MS / 1000} s)`);
     await new Promise((res) => setTimeout(res, 20));
   }
 }
@@ -75,7 +77,7 @@ export async function firstAnswers(port: number, name: string, n: number, inflig
   let done = 0;
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${done}/${n} replies`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`only ${done}/${n} replies`)), WAIT_CEILING_MS);
       const send = () => { const id = next++; s.send(dnsPacket.encode({ type: 'query', id, questions: [{ name, type: 'A' }] }), port, '127.0.0.1'); };
       s.on('message', (m) => {
         const r = dnsPacket.decode(m);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort } from './proc.js';
+import { shown, START_CEILING_MS, WAIT_CEILING_MS, waitUntil } from './wait.js';
 
 /** One `nats-server -js` process this test started. */
 export interface NatsServer {
@@ -22,7 +23,7 @@ export interface NatsServer {
 
 const started = new Set<NatsServer>();
 
-async function waitHealthy(s: NatsServer, timeoutMs = 10_000): Promise<void> {
+async function waitHealthy(s: NatsServer, timeoutMs = WAIT_CEILING_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (s.proc && (s.proc.exitCode !== null || s.proc.signalCode !== null)) {
@@ -169,13 +170,13 @@ export async function spawnGslbd(id: string, state: Record<string, unknown>, ext
       n.proc = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--config', configPath], {
         stdio: ['ignore', out, out], env: { ...process.env, GSLB_API_KEY: '', ...env },
       });
-      const until = Date.now() + 90_000;
+      const until = Date.now() + START_CEILING_MS;
       while (Date.now() < until) {
         if (n.proc.exitCode !== null) throw new Error(`gslbd ${id} exited with ${n.proc.exitCode}; see ${join(dir, 'gslbd.log')}`);
         try { await fetch(`${n.url}/api/v1/cluster`); return; } catch { /* not listening yet */ }
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`gslbd ${id} did not answer within 90 s`);
+      throw new Error(`gslbd ${id} did not answer within ${START_CEILING_MS / 1000} s`);
     },
   };
   nodes.add(n);
@@ -210,15 +211,16 @@ export function nodeLogDigest(perNode = 6): string {
   return out.length ? `\nwarnings and errors the nodes logged last:\n${out.join('\n')}` : '';
 }
 
-/** Polls `fn` every `everyMs` until it returns a truthy value or `timeoutMs` passes (then throws with `what` and nodeLogDigest()). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try { const v = await fn(); if (v) return v; } catch (err) { last = err; }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}${nodeLogDigest()}`);
+/**
+ * Polls `fn` every `everyMs` until it returns a truthy value, at most `timeoutMs` (raised to
+ * WAIT_CEILING_MS, 30 s: tests/helpers/wait.ts). A timeout names `what`, the last value or error
+ * seen, what `describe` returns and nodeLogDigest().
+ */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = WAIT_CEILING_MS, everyMs = 20, describe?: () => unknown): Promise<T> {
+  return waitUntil(what, fn, {
+    timeoutMs, everyMs,
+    describe: async () => `${describe ? shown(await describe(), 4000) : ''}${nodeLogDigest()}`,
+  });
 }
 
 /** GET/POST JSON against a node. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
+import { WAIT_CEILING_MS, waitUntil } from './wait.js';
 
 /** A free TCP port on 127.0.0.1 (bound then released). */
 export function freePort(): Promise<number> {
@@ -48,29 +49,31 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs an entry point to completion: exit code, stdout, stderr. Killed after `timeoutMs`. */
-export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs an entry point to completion: exit code, stdout, stderr. Killed after `timeoutMs` (a hang's
+ * ceiling: starting Node with tsx on a loaded machine takes seconds), and then stderr says so.
+ */
+export function runEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 3 * WAIT_CEILING_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawnEntry(entry, args, env);
     let stdout = '';
     let stderr = '';
     p.stdout!.on('data', (d) => { stdout += d; });
     p.stderr!.on('data', (d) => { stderr += d; });
-    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('exit', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+    let killed = false;
+    const t = setTimeout(() => { killed = true; p.kill('SIGKILL'); }, timeoutMs);
+    p.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr: killed ? `${stderr}\n(${entry} ${args.join(' ')}: killed after ${timeoutMs} ms)` : stderr });
+    });
   });
 }
 
-/** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, stepMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) { lastErr = e; }
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastErr ? `: ${String(lastErr)}` : ''}`);
+/**
+ * Polls `fn` until it returns a truthy value, at most `timeoutMs` (raised to WAIT_CEILING_MS, 30 s:
+ * tests/helpers/wait.ts). A timeout names `what` and the last value `fn` returned or the last error
+ * it threw, and adds what `describe` returns.
+ */
+export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = WAIT_CEILING_MS, stepMs = 50, what = 'a condition', describe?: () => unknown): Promise<T> {
+  return waitUntil(what, fn, { timeoutMs, everyMs: stepMs, ...(describe ? { describe } : {}) });
 }

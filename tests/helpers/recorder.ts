@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { shown, WAIT_CEILING_MS } from './wait.js';
 
 /** One request a Recorder received. */
 export interface Recorded {
@@ -45,12 +46,15 @@ export class Recorder {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** Resolves once at least `n` requests arrived; rejects after `timeoutMs`. */
-  async waitFor(n: number, timeoutMs = 5000): Promise<Recorded[]> {
-    const deadline = Date.now() + timeoutMs;
+  /**
+   * Resolves once at least `n` requests arrived; rejects after `timeoutMs` (raised to
+   * WAIT_CEILING_MS) naming `what` and the requests that did arrive.
+   */
+  async waitFor(n: number, timeoutMs = WAIT_CEILING_MS, what = 'requests'): Promise<Recorded[]> {
+    const deadline = Date.now() + Math.max(timeoutMs, WAIT_CEILING_MS);
     while (this.requests.length < n) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`recorder: wanted ${n} requests, got ${this.requests.length}`);
+      if (left <= 0) throw new Error(`recorder: waiting for ${what}, wanted ${n} requests, got ${this.requests.length}: ${shown(this.requests.map((r) => `${r.method} ${r.url} -> ${r.status}`))}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => { clearTimeout(t); resolve(); });

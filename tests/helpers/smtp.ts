@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { shown, WAIT_CEILING_MS } from './wait.js';
 
 /** A message the test SMTP server accepted, with the MIME parts decoded. */
 export interface ReceivedMail {
@@ -148,12 +149,15 @@ export class TestSmtp {
     return this.port;
   }
 
-  /** Resolves once at least `n` messages arrived; rejects after `timeoutMs`. */
-  async waitFor(n: number, timeoutMs = 5000): Promise<ReceivedMail[]> {
-    const deadline = Date.now() + timeoutMs;
+  /**
+   * Resolves once at least `n` messages arrived; rejects after `timeoutMs` (raised to
+   * WAIT_CEILING_MS) naming the subjects of those that did.
+   */
+  async waitFor(n: number, timeoutMs = WAIT_CEILING_MS): Promise<ReceivedMail[]> {
+    const deadline = Date.now() + Math.max(timeoutMs, WAIT_CEILING_MS);
     while (this.messages.length < n) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`smtp: wanted ${n} messages, got ${this.messages.length}`);
+      if (left <= 0) throw new Error(`smtp: wanted ${n} messages, got ${this.messages.length}: ${shown(this.messages.map((m) => m.subject))}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => { clearTimeout(t); resolve(); });

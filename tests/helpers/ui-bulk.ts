@@ -5,6 +5,7 @@ import type { DesiredRow } from '../../controller/plan/types.js';
 import { rowsOf } from '../../runtime/snapshot/snapshot.js';
 import type { PoolRow } from '../../runtime/model/types.js';
 import type { TestDaemon } from './daemon.js';
+import { WAIT_CEILING_MS } from './wait.js';
 
 // The dashboard in headless Chromium against an in-process daemon, shared by the browser test
 // (tests/integration/ui-dashboard.test.ts) and its benchmark (tests/bench/ui.ts): sign-in through
@@ -34,8 +35,8 @@ export async function signIn(browser: Browser, url: string, who: { email: string
   await page.getByLabel('E-mail').first().fill(who.email);
   await page.getByLabel('Password', { exact: true }).fill(who.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${url}/ui/`, { timeout: 10_000 });
-  await page.locator('#live[data-state="open"]').waitFor({ timeout: 10_000 });
+  await page.waitForURL(`${url}/ui/`, { timeout: WAIT_CEILING_MS });
+  await page.locator('#live[data-state="open"]').waitFor({ timeout: WAIT_CEILING_MS });
   return { ctx, page, errors };
 }
 
@@ -103,6 +104,28 @@ const SHOWN = (want: Flip[]): boolean => {
   return want.every((x) => shown.get(`${x.poolId}/${x.ip}`) === (x.healthy ? 'healthy' : 'unhealthy'));
 };
 
+/** In the page: the flips its member rows do not show (at most 10), with what the rows show instead. */
+const NOT_SHOWN = (want: Flip[]): string[] => {
+  const out: string[] = [];
+  for (const x of want) {
+    const tr = document.querySelector<HTMLElement>(`#pool-list section.pool[data-pool-id="${x.poolId}"] tr.member[data-ip="${x.ip}"]`);
+    const shown = tr ? tr.dataset.health ?? '(no data-health)' : '(no row)';
+    if (shown !== (x.healthy ? 'healthy' : 'unhealthy')) out.push(`${x.poolId} ${x.ip}: want ${x.healthy ? 'healthy' : 'unhealthy'}, shows ${shown}`);
+    if (out.length === 10) break;
+  }
+  return out;
+};
+
+/** Waits until the page shows every flip of `want`; a timeout names what `what` waited for and the flips not shown. */
+async function untilShown(page: Page, want: Flip[], timeout: number, what: string): Promise<void> {
+  try {
+    await page.waitForFunction(SHOWN, want, { timeout, polling: 'raf' });
+  } catch (err) {
+    const missing = await page.evaluate(NOT_SHOWN, want).catch(() => ['(the page could not be read)']);
+    throw new Error(`${what}: ${(err as Error).message.split('\n')[0]}; not shown: ${missing.join('; ')}`);
+  }
+}
+
 export interface FlipRun { lags: number[]; settle: number; elapsedMs: number; want: Flip[] }
 
 /**
@@ -119,20 +142,23 @@ export async function flipFor(d: TestDaemon, page: Page, poolIds: string[], memb
     const batch = sendFlips(d, poolIds, members, last, 10);
     if (tick % 5 === 0) {
       const t = Date.now();
-      await page.waitForFunction(SHOWN, batch, { timeout, polling: 'raf' });
+      await untilShown(page, batch, timeout, `batch ${tick + 1} of 30`);
       lags.push(Date.now() - t);
     }
   }
   const sent = Date.now();
   const want = finalStates(last);
-  await page.waitForFunction(SHOWN, want, { timeout, polling: 'raf' });
+  await untilShown(page, want, timeout, 'the final states after the last batch');
   return { lags, settle: Date.now() - sent, elapsedMs: sent - start, want };
 }
 
 /** Opens the pools view and waits until all `pools` sections are in the page; the page's own marks, in ms. */
 export async function openBulkPools(page: Page, pools: number, timeout: number): Promise<{ firstMs: number; renderMs: number; firstPools: number }> {
   await page.getByRole('link', { name: 'Pools' }).click();
-  await page.locator(`#pool-list[data-rendered="${pools}"]`).waitFor({ timeout });
+  await page.locator(`#pool-list[data-rendered="${pools}"]`).waitFor({ timeout }).catch(async (err: Error) => {
+    const rendered = await page.locator('#pool-list').getAttribute('data-rendered').catch(() => '(unreadable)');
+    throw new Error(`the pools view with ${pools} pools: ${err.message.split('\n')[0]}; data-rendered is ${rendered}`);
+  });
   return page.evaluate(() => {
     const [first, all] = ['gslb:pools-first', 'gslb:pools-render'].map((n) => performance.getEntriesByName(n)[0] as PerformanceMeasure);
     return { firstMs: first!.duration, renderMs: all!.duration, firstPools: (first!.detail as { pools: number }).pools };

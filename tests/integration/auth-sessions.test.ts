@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestDaemon, api } from '../helpers/daemon.js';
 import type { MailMessage } from '../../runtime/mail/port.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const SYS = randomBytes(32).toString('hex');
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -125,7 +126,7 @@ test('setup, login, cookie, sliding expiry, logout, users, reset, limits and aud
     assert.equal((await api(d.url, 'POST', '/api/v1/auth/password-reset', { email: 'nobody@example.test' })).status, 202);
     const req = await api(d.url, 'POST', '/api/v1/auth/password-reset', { email: 'admin@example.test' });
     assert.equal(req.status, 202);
-    for (let i = 0; i < 50 && sent.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil('the reset mail', () => sent.length > 0);
     assert.equal(sent.length, 1, 'one mail, only for the existing account');
     assert.deepEqual(sent[0]!.to, ['Admin@Example.test']);
     const resetToken = decodeURIComponent(/reset=([^\s]+)/.exec(sent[0]!.text)![1]!);

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { dig, makeService } from '../helpers/dns-tools.js';
+import { dig, makeService, untilAnswers } from '../helpers/dns-tools.js';
 import { writeCityDb, writeMovedCityDb } from '../helpers/mmdb-fixtures.js';
 import { buildQueryPacket } from '../../runtime/dns/query-packet.js';
+import { waitUntil } from '../helpers/wait.js';
 
 let d: TestDaemon;
 let port: number;
@@ -53,17 +54,17 @@ test('database not loaded yet: SERVFAIL after the 200 ms lookup deadline; answer
   const [r] = await load(1, 1);
   const took = Date.now() - t0;
   assert.equal(r!.rcode, 2, 'SERVFAIL');
-  assert.ok(took >= 190 && took < 2000, `answered after ${took} ms`);
+  assert.ok(took >= 190, `answered after the lookup deadline, not before (${took} ms)`);
   assert.equal((await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24'])).status, 'SERVFAIL');
   // Atomic rename into place, as a database updater does.
   writeCityDb(dir, 'tmp.mmdb');
   renameSync(join(dir, 'tmp.mmdb'), dbPath);
-  let res = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
-  for (let i = 0; i < 40 && res.status !== 'NOERROR'; i++) {
-    await new Promise((r2) => setTimeout(r2, 100));
-    res = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
-  }
-  assert.equal(res.status, 'NOERROR');
+  let status = '';
+  const res = await waitUntil('answers once the database appears', async () => {
+    const r2 = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
+    status = r2.status;
+    return r2.status === 'NOERROR' && r2;
+  }, { everyMs: 100, describe: () => `status ${status}` });
   assert.deepEqual(res.answers, ['192.0.2.10', '192.0.2.30'], 'London client: London endpoint first');
 });
 
@@ -79,23 +80,14 @@ test('replacing the file by atomic rename under load: no lost query, new data ta
   });
   assert.equal(results.length, 3000, 'every query answered');
   assert.ok(results.every((r) => r.rcode === 0), 'no SERVFAIL during the swap');
-  let after = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
-  for (let i = 0; i < 40 && after.answers[0] !== '192.0.2.30'; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
-  }
+  const after = await untilAnswers(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24'], ['192.0.2.30', '192.0.2.10'], 'the moved database in use');
   assert.deepEqual(after.answers, ['192.0.2.30', '192.0.2.10'], 'client now located in Tokyo');
   assert.ok(d.logs.lines.some((l) => l.msg === 'geo database loaded' && (l.generation as number) >= 2));
 });
 
 test('a bad replacement is logged and the previous database stays active', async () => {
   writeFileSync(dbPath, 'this is not a MaxMind database');
-  let logged = false;
-  for (let i = 0; i < 50 && !logged; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    logged = d.logs.lines.some((l) => l.msg === 'geo database reload failed; keeping the previous one');
-  }
-  assert.ok(logged, 'failed reload logged');
+  await waitUntil('the failed reload logged', () => d.logs.lines.some((l) => l.msg === 'geo database reload failed; keeping the previous one'), { everyMs: 100 });
   const res = await dig(port, ['g.geo.test', 'A', '+subnet=81.2.69.0/24']);
   assert.equal(res.status, 'NOERROR');
   assert.deepEqual(res.answers, ['192.0.2.30', '192.0.2.10'], 'still the previous (moved) database');

@@ -7,6 +7,7 @@ import { planChanges } from '../../controller/plan/plan.js';
 import type { DesiredRow } from '../../controller/plan/types.js';
 import { DEFAULT_TENANT } from '../../runtime/model/types.js';
 import { batchSupport } from '../../runtime/dns/batch-socket.js';
+import { threadCpuMs } from '../helpers/cpu.js';
 
 // A REST write applies in one turn, but with a large state the DNS zone index it needs is built in
 // slices afterwards while the previous index keeps answering, on the main thread and on each DNS
@@ -29,18 +30,19 @@ test('a REST write into 20,000 services: its turn does not build the whole index
     await d.core.ports.applySettled?.();
     assert.deepEqual((await dig(d.ports.dnsPort as number, ['h123.big.test', 'A'])).answers, ['10.0.123.1']);
 
-    // what one whole build of the index costs here, in one turn
+    // what one whole build of the index costs here, in one turn (this thread's CPU time: a loaded
+    // machine's pauses are not work)
     const a = d.core.ports.dnsAnswerer!;
-    const t0 = performance.now();
+    const t0 = threadCpuMs();
     for (const steps = a.indexSteps(d.core.holder.current, (d.core.ports.dnsSerial?.() ?? 0) + 1); !steps.next().done;) { /* one turn */ }
-    const wholeBuild = performance.now() - t0;
+    const wholeBuild = threadCpuMs() - t0;
 
     // A REST write: how long the turn of its swap spends between the apply hooks' afterSwap and
     // the end of the plan_applied listeners (the DNS part's among them; this one is the last).
     let swapAt = 0;
     let spent = -1;
-    const offHook = d.core.applyHooks.add({ afterSwap: () => { swapAt = performance.now(); } });
-    const offBus = d.core.bus.on('plan_applied', () => { spent = Math.max(spent, performance.now() - swapAt); });
+    const offHook = d.core.applyHooks.add({ afterSwap: () => { swapAt = threadCpuMs(); } });
+    const offBus = d.core.bus.on('plan_applied', () => { spent = Math.max(spent, threadCpuMs() - swapAt); });
     const pool = await api(d.url, 'POST', '/api/v1/pools', { name: 'new' });
     await api(d.url, 'POST', `/api/v1/pools/${pool.body.id}/members`, { ipAddress: '192.0.2.77', port: 80 });
     const svc = await api(d.url, 'POST', '/api/v1/services', { name: 'new', domain: 'new.big.test.', poolId: pool.body.id });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchSupport } from '../../runtime/dns/batch-socket.js';
 import { subnetKey } from '../../runtime/rum/subnet.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // dns.workers: 2 — two worker threads' batched UDP sockets in one SO_REUSEPORT group, the main
 // thread out of it (docs/dns.md "Workers"). Answering thread 0 is the main thread (TCP, forwarded
@@ -53,14 +54,14 @@ async function untilBothAnswer(d: TestDaemon, name: string, ok: (r: { rcode: str
   assert.fail(`${what}: the queries did not reach both worker threads (${counts().join(', ')})`);
 }
 
-/** Queries from many ports until every reply satisfies `ok` (at most 50 rounds, 20 ms apart). */
+/** Queries from many ports until every reply satisfies `ok` (tests/helpers/wait.ts ceiling); a timeout shows the last replies. */
 async function untilEvery(d: TestDaemon, name: string, ok: (r: { rcode: string; answers: string[] }) => boolean, what: string) {
-  for (let i = 0; ; i++) {
+  let bad: string[] = [];
+  await waitUntil(what, async () => {
     const replies = await fromManyPorts(d.ports.dnsPort as number, name);
-    if (replies.every(ok)) return;
-    assert.ok(i < 50, `${what} within 50 rounds`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    bad = replies.filter((r) => !ok(r)).map((r) => `${r.rcode} ${r.answers.join(',')}`);
+    return bad.length === 0;
+  }, { everyMs: 20, describe: () => `replies not yet as wanted: ${bad.join('; ')}` });
 }
 
 async function scrape(d: TestDaemon): Promise<string> {

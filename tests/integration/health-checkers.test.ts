@@ -15,6 +15,7 @@ import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import type { HealthCheckFields } from '../../runtime/model/types.js';
 import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
 import { LogCapture } from '../helpers/daemon.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const logs = new LogCapture();
 // scripts allowed from the temp directory, where the script test writes them (docs/health.md "Script checks")
@@ -26,9 +27,9 @@ function target(ip: string, port: number, over: Partial<HealthCheckFields> = {})
 }
 
 async function run(t: CheckTarget): Promise<CheckResult & { elapsed: number }> {
-  const start = Date.now();
+  const start = performance.now();
   const r = await checkers[t.check.type].check(t, AbortSignal.timeout(t.check.timeoutMs));
-  return { ...r, elapsed: Date.now() - start };
+  return { ...r, elapsed: performance.now() - start };
 }
 
 function listen<T extends TcpServer | HttpServer>(srv: T, port = 0, host = '127.0.0.1'): Promise<number> {
@@ -44,7 +45,7 @@ test('tcp: healthy while a listener accepts, unhealthy after it stops, healthy a
   const port = await listen(srv);
   const up = await run(target('127.0.0.1', port));
   assert.equal(up.ok, true, up.detail);
-  assert.ok(up.rttMs >= 0 && up.rttMs < 1000);
+  assert.ok(up.rttMs >= 0 && up.rttMs <= up.elapsed + 0.01, `the rtt is measured within the check (${up.rttMs} of ${up.elapsed} ms)`);
   await close(srv);
   const down = await run(target('127.0.0.1', port));
   assert.equal(down.ok, false);
@@ -89,8 +90,8 @@ test('http: status and body decide; Host header is httpHost while dialling the m
   status = 200;
   r = await run(target('127.0.0.2', port, { ...base, httpPath: '/stall', timeoutMs: 300 }));
   assert.equal(r.ok, false);
-  assert.equal(r.detail, 'timeout');
-  assert.ok(r.elapsed >= 250 && r.elapsed < 1500, `stalled body bounded by the timeout (${r.elapsed} ms)`);
+  assert.equal(r.detail, 'timeout', 'the stalled body was cut by the timeout');
+  assert.ok(r.elapsed >= 250, `not before the timeout (${r.elapsed} ms)`);
   r = await run(target('127.0.0.2', port, { ...base, httpPath: '/big', httpContains: 'NEEDLE' }));
   assert.equal(r.ok, false, 'a match past the first 1 MB is not read');
   r = await run(target('127.0.0.2', port, { ...base, httpPath: '/big', httpContains: 'aaaa' }));
@@ -135,13 +136,11 @@ test('script: exit 0 healthy, exit 1 unhealthy, a hanging script is killed at th
   const pidFile = join(dir, 'pid');
   r = await run(target('127.0.0.9', 7777, { type: 'script', timeoutMs: 400, scriptContent: `#!/bin/sh\nsleep 30 &\necho $! > ${pidFile}\nwait\n` }));
   assert.equal(r.ok, false);
-  assert.match(r.detail, /timeout/);
-  assert.ok(r.elapsed < 2000, `killed near the timeout (${r.elapsed} ms)`);
+  assert.match(r.detail, /timeout/, 'ended by the timeout, not by the script');
   const sleepPid = Number(readFileSync(pidFile, 'utf8'));
-  await new Promise((res) => setTimeout(res, 100));
   // gone, or a zombie waiting for a reaper: either way no longer running
-  const state = existsSync(`/proc/${sleepPid}/stat`) ? readFileSync(`/proc/${sleepPid}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone';
-  assert.ok(state === 'gone' || state === 'Z', `the script's child was killed with it (state ${state})`);
+  const state = () => (existsSync(`/proc/${sleepPid}/stat`) ? readFileSync(`/proc/${sleepPid}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone');
+  await waitUntil(`the script's child (pid ${sleepPid}) killed with it`, () => ['gone', 'Z'].includes(state() ?? ''), { describe: () => `its state: ${state()}` });
   const after = readdirSync(tmpdir()).filter((n) => n.startsWith('gslbd-hc-')).length;
   assert.ok(after <= before, 'the temporary script file is removed');
 });
@@ -176,7 +175,7 @@ test('icmp: echo replies from 127.0.0.1, RTT averaged', { skip: pingWorks ? fals
   const r = await run(target('127.0.0.1', 0, { type: 'icmp', icmpCount: 3, timeoutMs: 2000 }));
   assert.equal(r.ok, true, r.detail);
   assert.equal(r.detail, '3/3 replies');
-  assert.ok(r.rttMs > 0 && r.rttMs < 100, `rtt ${r.rttMs}`);
+  assert.ok(r.rttMs > 0 && r.rttMs <= r.elapsed + 0.01, `the average rtt is measured within the check (${r.rttMs} of ${r.elapsed} ms)`);
 });
 
 test('icmp: without the capability every probe logs a warning and is unhealthy', async (t) => {

@@ -7,6 +7,7 @@ import type { CheckerSet } from '../../runtime/health/checkers/index.js';
 import type { Checker } from '../../runtime/health/types.js';
 import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** Busy-waits `ms`: the daemon's event loop doing other work. */
 const block = (ms: number) => { const end = Date.now() + ms; while (Date.now() < end) { /* busy */ } };
@@ -35,7 +36,7 @@ test('scheduler: a response that arrived while the event loop was blocked past t
   t.after(() => s.stop());
   const check = { ...HEALTHCHECK_DEFAULTS, type: 'http' as const, port, intervalMs: 60_000, timeoutMs: 30 };
   s.sync(new Map([['p|127.0.0.1', { key: 'p|127.0.0.1', poolId: 'p', ip: '127.0.0.1', port, check, checkKey: checkKeyOf(check), checkId: 'hc' }]]));
-  for (let i = 0; i < 200 && results.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitUntil('the check\'s result', () => results.length > 0);
   assert.equal(results.length, 1);
   assert.ok(results[0]!.finishedAt - results[0]!.startedAt >= 290, 'the loop really was blocked past the deadline');
   assert.equal(results[0]!.result.ok, true, `got ${results[0]!.result.detail}`);

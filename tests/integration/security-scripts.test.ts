@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { startGitFixture } from '../helpers/git-fixture.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // docs/health.md "Script checks" and docs/security.md "Code and outbound connections".
 
@@ -72,14 +73,9 @@ async function poolOf(d: TestDaemon, h: Headers, name: string, ip = '127.0.0.20'
 
 const putCheck = (d: TestDaemon, h: Headers, pool: string, body: unknown) => api(d.url, 'PUT', `/api/v1/pools/${pool}/healthcheck`, body, h);
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Waits (tests/helpers/wait.ts) until `probe` gives something other than undefined. */
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  return (await waitUntil(what, async () => { const v = await probe(); return v === undefined ? undefined : { v }; }, { everyMs: 100 })).v;
 }
 
 test('scripts disabled (the default): every caller gets 403, the system key included; webhook checks still work for an operator', async (t) => {

@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runEntry, spawnEntry, waitFor } from '../helpers/proc.js';
+import { START_CEILING_MS } from '../helpers/wait.js';
 
 test('gslbd starts from a config file: create a pool, a member and a service, read them back', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-start-'));
@@ -23,7 +24,7 @@ test('gslbd starts from a config file: create a pool, a member and a service, re
   p.stdout!.on('data', (d) => { err += d; });
   try {
     const base = `http://127.0.0.1:${port}/api/v1`;
-    await waitFor(async () => (await fetch(`${base}/health`)).ok, 60_000).catch((e) => { throw new Error(`${String(e)}\nstderr: ${err}`); });
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, START_CEILING_MS, 50, 'gslbd to answer /health', () => `output: ${err}`);
     const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() as Record<string, unknown> }));
     const pool = await post('/pools', { name: 'web' });
     assert.equal(pool.status, 201);
@@ -120,7 +121,7 @@ test('redirect.enabled without redirect.port stops gslbd naming the key; with a 
     const p = spawnEntry('gslbd', ['--config', file], { GSLB_API_KEY: '' });
     try {
       const base = `http://127.0.0.1:${apiPort}/api/v1`;
-      await waitFor(async () => (await fetch(`${base}/health`)).ok, 60_000);
+      await waitFor(async () => (await fetch(`${base}/health`)).ok, START_CEILING_MS, 50, 'gslbd to answer /health');
       const created = await fetch(`${base}/redirects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ host: 'old.example.test', target: 'https://new.example.test', code: 301 }) });
       assert.equal(created.status, 201);
       const res = await fetch(`http://127.0.0.1:${redirectPort}/x`, { redirect: 'manual' });

@@ -56,7 +56,8 @@ function reference(cands: ReturnType<typeof many>, rand: () => number): string[]
   return [...out, ...left.map((c) => c.ip)];
 }
 
-test('large tiers (Fenwick tree) draw exactly what the plain scan draws, and fast', () => {
+// The time per selection at 10,000 members is measured by `npm run bench:balancer`.
+test('large tiers (Fenwick tree) draw exactly what the plain scan draws', () => {
   for (const n of [33, 100, 1000]) {
     let seed = n;
     const weights = () => ((seed = (seed * 16807) % 2147483647) % (MAX_WEIGHT + 1));
@@ -65,8 +66,6 @@ test('large tiers (Fenwick tree) draw exactly what the plain scan draws, and fas
     for (const s of [1, 2, 3]) assert.deepEqual(ips(weightedRoundRobin(given, draws(s))), reference(given, draws(s)), `n=${n} seed=${s}`);
   }
   const big = many(10_000, MAX_WEIGHT);
-  const t0 = performance.now();
-  for (let i = 0; i < 10; i++) weightedRoundRobin(big, Math.random);
-  const ms = (performance.now() - t0) / 10;
-  assert.ok(ms < 100, `10,000 members at the bound: ${ms.toFixed(1)} ms per selection`);
+  const order = ips(weightedRoundRobin(big, Math.random));
+  assert.equal(new Set(order).size, 10_000, '10,000 members at the bound: each drawn once');
 });

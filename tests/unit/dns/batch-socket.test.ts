@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BatchSocket, batchSupport, ipv6Text } from '../../../runtime/dns/batch-socket.js';
 import { PACKAGE_ROOT } from '../../../runtime/paths.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 const support = batchSupport();
 const skip = support.available ? false : `udp batch addon unavailable: ${support.reason}`;
@@ -77,7 +78,8 @@ test('many queries from several client sockets: all answered, right IDs, right s
     got[ci]!.add(m.readUInt16BE(0));
   }));
   const done = () => got.every((g) => g.size === perClient);
-  // Bursts of 50 per client, resent until answered (loopback may drop under a burst): bounded.
+  // Bursts of 50 per client, resent until answered (loopback may drop under a burst): bounded by
+  // the number of rounds, each waiting up to a second for its answers.
   for (let round = 0; round < 20 && !done(); round++) {
     for (let from = 0; from < perClient; from += 50) {
       clients.forEach((c, ci) => {
@@ -85,7 +87,7 @@ test('many queries from several client sockets: all answered, right IDs, right s
       });
       await new Promise((r) => setTimeout(r, 5));
     }
-    for (let k = 0; k < 40 && !done(); k++) await new Promise((r) => setTimeout(r, 10));
+    for (let k = 0; k < 100 && !done(); k++) await new Promise((r) => setTimeout(r, 10));
   }
   assert.equal(wrong, 0);
   for (const g of got) assert.equal(g.size, perClient);
@@ -108,8 +110,7 @@ test('garbage, empty and oversized datagrams are skipped; the socket keeps answe
   c.send(Buffer.alloc(9000, 0xab), srv.s.port, '127.0.0.1'); // larger than a slot: dropped
   for (let i = 0; i < 200; i++) c.send(Buffer.from(Array.from({ length: (i * 37) % 300 }, (_, k) => (k * 131 + i) & 0xff)), srv.s.port, '127.0.0.1');
   c.send(packet(4242, 0), srv.s.port, '127.0.0.1');
-  for (let k = 0; k < 100 && !replies.some((m) => m.readUInt16BE(0) === 4242 && m.length === 32); k++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(replies.some((m) => m.readUInt16BE(0) === 4242), 'a valid packet after garbage is answered');
+  await waitUntil('a valid packet after garbage answered', () => replies.some((m) => m.readUInt16BE(0) === 4242 && m.length === 32), { everyMs: 10 });
   assert.ok(!replies.some((m) => m.length < 12 || m.length > 4096));
   assert.equal(srv.s.stats().truncated, 1);
   srv.s.close();
@@ -130,7 +131,7 @@ test('request views: a packet of the length the slot saw last reuses its view an
     p.writeUInt16BE(k, 0);
     p[2] = 0;
     c.send(p, s.port, '127.0.0.1');
-    for (let w = 0; w < 100 && seen.length <= k; w++) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(`reply ${k}`, () => seen.length > k, { everyMs: 5 });
     assert.equal(seen.length, k + 1, `reply ${k}`);
     const m = seen[k]!;
     assert.equal(m.length, size, `reply ${k}: the packet's length`);
@@ -181,7 +182,7 @@ test('sendTo sends one reply outside a batch; a port in use is EADDRINUSE', { sk
   await closeClient(c);
 });
 
-test('receive coalescing: a steady stream is read on the timer in batches, a lone query after it is answered at once', { skip }, async () => {
+test('receive coalescing: a steady stream is read on the timer in batches, a lone query after it is read per packet', { skip }, async () => {
   // A 30 ms window makes the two modes far apart in time: during the stream replies wait for the
   // timer, so each read holds many packets; once the stream stops, the next tick finds nothing and
   // the socket is read per packet again.
@@ -194,21 +195,23 @@ test('receive coalescing: a steady stream is read on the timer in batches, a lon
     c.send(packet(id, 0), srv.s.port, '127.0.0.1');
     if (id % 4 === 3) await new Promise((r) => setTimeout(r, 1));
   }
-  for (let k = 0; k < 100 && got.size < sent; k++) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(got.size, sent, 'every query of the stream is answered');
+  await waitUntil('every query of the stream answered', () => got.size === sent, { everyMs: 10, describe: () => `${got.size} of ${sent} answered` });
   const st = srv.s.stats();
   assert.ok(st.ticks! > 0, 'the timer read the socket');
   assert.ok(st.received / st.batches! >= 8, `reads hold many packets (mean ${(st.received / st.batches!).toFixed(1)})`);
-  // Idle: the next tick finds nothing and switches back to reading per packet.
-  await new Promise((r) => setTimeout(r, 120));
-  const ticks = srv.s.stats().ticks!;
-  const t0 = performance.now();
+  // Idle: the next tick finds nothing and switches back to reading per packet; the timer stops,
+  // so its count holds still (over a window of several of its periods, each try).
+  const ticks = await waitUntil('the coalescing timer to stop', async () => {
+    const before = srv.s.stats().ticks!;
+    await new Promise((r) => setTimeout(r, 150));
+    return srv.s.stats().ticks === before ? before : undefined;
+  }, { everyMs: 0 });
+  // A lone query is read per packet, not by the timer (whose 30 ms wait it would otherwise add);
+  // its answer's time is measured by `npm run bench:dns`, not bounded here.
   const lone = new Promise<void>((r) => c.on('message', (m) => { if (m.readUInt16BE(0) === 9999) r(); }));
   c.send(packet(9999, 0), srv.s.port, '127.0.0.1');
   await lone;
-  const rtt = performance.now() - t0;
-  assert.ok(rtt < 20, `a lone query is answered without waiting for the 30 ms timer (${rtt.toFixed(1)} ms)`);
-  assert.equal(srv.s.stats().ticks, ticks, 'no timer read after the switch back');
+  assert.equal(srv.s.stats().ticks, ticks, 'no timer read after the switch back: the lone query was read per packet');
   srv.s.close();
   for (let k = 0; k < 10 && !srv.s.stats().closed; k++) await new Promise<void>((r) => setImmediate(r));
   assert.equal(srv.s.stats().closed, true, 'both handles closed');
@@ -224,7 +227,7 @@ test('receive coalescing off (0): no timer reads; a window out of range is refus
     c.send(packet(id, 0), srv.s.port, '127.0.0.1');
     if (id % 4 === 3) await new Promise((r) => setTimeout(r, 1));
   }
-  for (let k = 0; k < 100 && n < 200; k++) await new Promise((r) => setTimeout(r, 10));
+  await waitUntil('200 replies', () => n >= 200, { everyMs: 10, describe: () => `${n} replies` });
   assert.equal(n, 200);
   assert.equal(srv.s.stats().ticks, 0);
   srv.s.close();
