@@ -3,7 +3,7 @@
 // problem), then tests/unit/**/*.test.ts and tests/integration/**/*.test.ts with Node's built-in test
 // runner, TypeScript loaded by tsx. With paths as arguments it runs only those test files (or
 // folders). At the end it prints the time each group took and one line `N passed, N failed`.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -67,21 +67,26 @@ for (const f of files) {
 }
 // Each pass also writes its report to a file. The failures of every pass are printed again at the
 // very end, so the last lines of a long run say what failed and why, whichever pass it was in.
+// The unit pass runs first and alone. The integration passes run at the same time: the default one
+// streams its report to the terminal, each pass of slow files (a few files that mostly wait on
+// processes they start) writes to its file, printed when the default pass is done; so the slow files
+// add a third file at a time beside the default pass's two instead of running after it.
 const reports = mkdtempSync(join(tmpdir(), 'gslbd-tests-'));
 const order = [...groups].sort((a, b) => (a[1].kind === b[1].kind ? a[1].timeout - b[1].timeout : a[1].kind === 'unit' ? -1 : 1));
-for (const [i, [name, g]] of order.entries()) {
-  const report = join(reports, `${i}.txt`);
-  let res;
-  timed(`${name}, ${g.files.length} files`, () => {
-    res = spawnSync(process.execPath, [
-      '--import', 'tsx', '--test',
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      '--test-reporter=spec', `--test-reporter-destination=${report}`,
-      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
-      `--test-timeout=${g.timeout}`, ...g.files,
-    ], { stdio: 'inherit', env: { ...env, NODE_ENV: 'test' } });
-    return res.status === 0;
-  });
+const passArgs = (g, report, toStdout) => [
+  '--import', 'tsx', '--test',
+  ...(toStdout ? ['--test-reporter=spec', '--test-reporter-destination=stdout'] : ['--test-reporter=spec', `--test-reporter-destination=${report}.log`]),
+  '--test-reporter=spec', `--test-reporter-destination=${report}`,
+  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+  `--test-timeout=${g.timeout}`, ...g.files,
+];
+const runPass = (g, report, toStdout) => new Promise((resolve) => {
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, passArgs(g, report, toStdout), { stdio: toStdout ? 'inherit' : 'ignore', env: { ...env, NODE_ENV: 'test' } });
+  child.on('exit', (code, signal) => resolve({ status: code, signal, s: Number(process.hrtime.bigint() - t0) / 1e9 }));
+});
+const finish = (name, g, report, res) => {
+  times.push({ name: `${name}, ${g.files.length} files`, s: res.s, ok: res.status === 0 });
   let text = '';
   try { text = readFileSync(report, 'utf8'); } catch { /* the pass died before it wrote a report */ }
   for (const k of Object.keys(counts)) {
@@ -94,6 +99,22 @@ for (const [i, [name, g]] of order.entries()) {
     failures.push(at >= 0 ? text.slice(at + 'failing tests:'.length).trim() : `the pass "${name}" ended with status ${res.status ?? res.signal} and reported no failing test`);
     if (at < 0) counts.fail += 1;
   }
+};
+const units = order.filter(([, g]) => g.kind === 'unit');
+const integration = order.filter(([, g]) => g.kind === 'integration');
+for (const [i, [name, g]] of units.entries()) finish(name, g, join(reports, `u${i}.txt`), await runPass(g, join(reports, `u${i}.txt`), true));
+const main = integration.find(([, g]) => g.timeout === DEFAULT_TIMEOUT) ?? integration[0];
+const others = integration.filter((e) => e !== main);
+// the slow files run one after another, beside the default pass
+const side = (async () => {
+  const out = [];
+  for (const [i, [name, g]] of others.entries()) out.push([name, g, join(reports, `s${i}.txt`), await runPass(g, join(reports, `s${i}.txt`), false)]);
+  return out;
+})();
+if (main) finish(main[0], main[1], join(reports, 'main.txt'), await runPass(main[1], join(reports, 'main.txt'), true));
+for (const [name, g, report, res] of await side) {
+  try { process.stdout.write(`\n--- ${name} (${g.files.map((f) => f.split('/').pop()).join(', ')}) ---\n${readFileSync(`${report}.log`, 'utf8')}`); } catch { /* no log */ }
+  finish(name, g, report, res);
 }
 rmSync(reports, { recursive: true, force: true });
 if (failures.length) console.log(`\n✖ failing tests on Node ${process.version}, every pass:\n\n${failures.join('\n\n')}`);
