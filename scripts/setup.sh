@@ -8,10 +8,10 @@
 # bin/gslbctl, scripts/node and `npm test` pick it up when present. Nothing outside the checkout
 # is changed. Re-running is safe: an installed .node/ of the right major version is kept.
 #
-# Native modules (better-sqlite3, bcrypt, native/tcp-probe, native/udp-batch) are built with
-# npm_config_nodedir set to the running Node's own prefix: an npm config elsewhere (a ~/.npmrc
-# with nodedir=/usr, say) would otherwise build them against another Node's headers, and the
-# daemon would refuse to load them (NODE_MODULE_VERSION mismatch).
+# Every native module is N-API: better-sqlite3 and bcrypt load the prebuilt binaries their
+# packages ship; native/tcp-probe and native/udp-batch are compiled by the root package's install
+# script with npm_config_nodedir set to the running Node's own prefix, so an npm config elsewhere
+# (a ~/.npmrc with nodedir=/usr, say) cannot point node-gyp at another Node's headers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,10 +38,10 @@ else
   node_bin=$PWD/.node/bin/node
 fi
 
-node_dir=$(dirname "$(dirname "$node_bin")")
-node_dir=$(cd "$node_dir" && pwd -P)
+# the prefix of the real binary (.node/bin is a link into the package), which holds include/node
+node_dir=$(dirname "$(dirname "$(readlink -f "$node_bin")")")
 export PATH="$(dirname "$node_bin"):$PATH"
-export npm_config_nodedir="$node_dir" npm_config_build_from_source=true
+export npm_config_nodedir="$node_dir"
 echo "setup: Node $("$node_bin" --version) at $node_bin, native modules built against $node_dir/include/node" >&2
 
 # npm ci also runs the root package's install (native/) and prepare (dist/) scripts
