@@ -4,6 +4,7 @@ import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
 import { isBase64Secret } from '../dns/tsig.js';
+import { parseNotifyAddress } from '../dns/notify-target.js';
 import { checkBgpRules } from './bgp-rules.js';
 
 /** The rule an IP map key breaks, or undefined when it is an IP literal without a scope id. */
@@ -102,6 +103,14 @@ export function checkConfigSemantics(c: Config): Problem[] {
     if (first !== undefined) add(['dns', 'axfr', 'tsigKeys', i, 'name'], k.name, `is already the name of dns.axfr.tsigKeys[${first}]`);
     else keyNames.set(n, i);
   });
+  // NOTIFY (docs/dns.md "Zone transfers"): a target is an IP address and port; a key is a configured one.
+  if (axfr.notify.length > 0 && !axfr.enabled) add(['dns', 'axfr', 'notify'], axfr.notify.map((t) => t.address), 'needs dns.axfr.enabled: a secondary notified could not transfer');
+  axfr.notify.forEach((t, i) => {
+    if (!parseNotifyAddress(t.address)) add(['dns', 'axfr', 'notify', i, 'address'], t.address, 'must be ip:port or [ipv6]:port with a port 1..65535');
+    if (t.key !== undefined && !keyNames.has(toFqdn(t.key))) add(['dns', 'axfr', 'notify', i, 'key'], t.key, 'must be the name of a key in dns.axfr.tsigKeys');
+  });
+  const nt = parseDuration(axfr.notifyTimeout);
+  if (nt !== undefined && (nt < 100 || nt > 60_000)) add(['dns', 'axfr', 'notifyTimeout'], axfr.notifyTimeout, 'must be between 100ms and 60s');
 
   // DNSSEC (docs/dns.md "DNSSEC"): signatures must outlive the hour inception is set back and the
   // renewal after a quarter of the validity; the key files are checked in load.ts.

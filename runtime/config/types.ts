@@ -34,7 +34,13 @@ export interface Config {
     udpCoalesce: string;
     /** DNS worker threads answering UDP in one SO_REUSEPORT group, the main thread out of it; 0: the main thread answers UDP (`auto` in the file, resolved at load) */
     workers: number;
-    axfr: { enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[] };
+    axfr: {
+      enabled: boolean; requireTsig: boolean; tsigKeys: TsigKey[];
+      /** secondaries sent a NOTIFY when the SOA serial changes (`ip:port` or `[ipv6]:port`; `key`: a tsigKeys name; docs/dns.md "Zone transfers") */
+      notify: { address: string; key?: string }[];
+      /** wait for the first NOTIFY answer (a duration); doubles per retry */
+      notifyTimeout: string;
+    };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
     dnssec: {

@@ -72,7 +72,7 @@ export const DNS_METRICS_BYTES = (BATCHES_AT + 1) * 8;
  * DNS counters kept in preallocated typed arrays: `record` is a few array writes per query, and
  * prom-client only sees the numbers when /metrics is scraped (through each metric's `get`).
  * Metrics: `gslbd_dns_queries_total{type,rcode}`, `gslbd_dns_query_duration_seconds`,
- * `gslbd_dns_transfers_total{result}`, `gslbd_dns_worker_queries_total{worker}`,
+ * `gslbd_dns_transfers_total{result}`, `gslbd_dns_notify_total{result}`, `gslbd_dns_worker_queries_total{worker}`,
  * `gslbd_dns_udp_batches_total`, plus `tcp`.
  * A DNS worker thread counts into cells in a SharedArrayBuffer (`new DnsMetrics(sab)`); the main
  * thread's registry sums its own cells and every worker's (`addWorker`) at scrape time, so no
@@ -92,6 +92,12 @@ export class DnsMetrics {
    * (in the cells, so a worker's UDP refusals are counted too).
    */
   readonly transfers: Record<TransferResult, number> = { ok: 0, refused: 0, notauth: 0, failed: 0 };
+  /**
+   * `gslbd_dns_notify_total{result}` (notifier.ts, main thread only): answered (a secondary said
+   * NOERROR), retried (a NOTIFY sent again after its wait), failed (unanswered after the last try,
+   * or answered with an error).
+   */
+  readonly notify: Record<'answered' | 'failed' | 'retried', number> = { answered: 0, failed: 0, retried: 0 };
   /** `gslbd_dns_worker_resyncs_total`: times a DNS worker thread could not take an index image and was sent the whole image again */
   resyncs = 0;
   /** the cells of worker threads (index 1…), read at scrape time */
@@ -208,6 +214,14 @@ export class DnsMetrics {
       }),
       reset: () => { for (const k of Object.keys(this.transfers) as TransferResult[]) this.transfers[k] = 0; this.cells[REFUSED_AT] = 0; this.cells[NOTAUTH_AT] = 0; },
     };
+    const notify = {
+      name: 'gslbd_dns_notify_total', help: 'NOTIFY messages to secondaries (dns.axfr.notify) by result: answered, retried (sent again), failed (unanswered after the last try, or an error answer)', type: 'counter',
+      get: async () => ({
+        name: notify.name, help: notify.help, type: 'counter', aggregator: 'sum',
+        values: (Object.keys(this.notify) as (keyof DnsMetrics['notify'])[]).map((r) => ({ labels: { result: r }, value: this.notify[r] })),
+      }),
+      reset: () => { for (const k of Object.keys(this.notify) as (keyof DnsMetrics['notify'])[]) this.notify[k] = 0; },
+    };
     const perWorker = {
       name: 'gslbd_dns_worker_queries_total', help: 'DNS queries handled per answering thread (worker 0: the main thread; 1…: DNS worker threads, dns.workers)', type: 'counter',
       get: async () => ({
@@ -233,6 +247,7 @@ export class DnsMetrics {
     registry.registerMetric(queries as never);
     registry.registerMetric(duration as never);
     registry.registerMetric(transfers as never);
+    registry.registerMetric(notify as never);
     registry.registerMetric(perWorker as never);
     this.tcp.register(registry);
   }

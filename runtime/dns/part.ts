@@ -19,6 +19,7 @@ import { keysWithoutScope, transferScopes } from './transfer-scope.js';
 import { indexInSlices, type ZoneIndex } from './zone-index.js';
 import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
 import { createUpdateHandler } from './update-handler.js';
+import { createNotifier } from './notify-setup.js';
 import { logListening } from '../log/listening.js';
 import { Slicer, runSliced } from '../slicer.js';
 import type { Logger } from '../log/logger.js';
@@ -132,18 +133,25 @@ PARTS.push({
     core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
     a.index();
+    // NOTIFY to the secondaries (notifier.ts): told every installed index, it sends when a serial changed
+    const notifier = createNotifier(cfg, tsigKeys, metrics, log);
+    notifier?.seed(a.index());
+    if (notifier) core.closers.push(() => { notifier.close(); });
     for (const src of sources) src.onLoad = () => { a.index(); };
     // After a one-turn apply (a REST write) of a large state, the next index is built in slices
     // while the previous one answers; the API's wait for a write (applySettled) includes it.
     // Each index installed is told to the DNS workers as a change of the index image (worker-feed.ts).
     core.closers.push(core.bus.on('plan_applied', () => {
-      if (a.indexCurrent()) return;
+      if (a.indexCurrent()) { notifier?.indexInstalled(a.index()); return; }
       if (indexInSlices(core.holder.current)) {
         state.indexBuild ??= buildIndexInSlices(a, core, () => serial.current, log)
-          .then(() => state.publishSliced?.(a.index(), new Slicer(10)))
+          .then(() => { notifier?.indexInstalled(a.index()); return state.publishSliced?.(a.index(), new Slicer(10)); })
           .catch((err: unknown) => { log.error({ err }, 'dns index image failed'); })
           .finally(() => { state.indexBuild = undefined; state.onIndexInstalled?.(); });
-      } else state.publish?.(a.index());
+      } else {
+        state.publish?.(a.index());
+        notifier?.indexInstalled(a.index());
+      }
     }));
     // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
     // slices, and its image for the workers, and installs both at the swap: the index() above then
