@@ -101,6 +101,12 @@ test('zone transfer keys are built: accepted when valid, checked when not, secre
     { name: 'a tenant\'s key with its own grant', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: ka, secret: ${secret}, tenant: a}]\n  update:\n    grants: [{key: ka, tenant: a}]`, want: [] },
     { name: 'a key of one tenant granted to another', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: ka, secret: ${secret}, tenant: a}]\n  update:\n    grants: [{key: ka, tenant: b}]`, want: [/dns\.update\.grants\.0\.tenant = "b": must be the tenant of key ka \(a\)/] },
     { name: 'one key granted to two tenants', yaml: `dns:\n  axfr:\n    tsigKeys: [{name: k, secret: ${secret}}]\n  update:\n    grants: [{key: k, tenant: a}, {key: k, tenant: b}]`, want: [/dns\.update\.grants\.1\.tenant = "b": key k already acts for tenant a/] },
+    // NOTIFY targets (docs/dns.md "NOTIFY"): an IP address and port, a configured key, transfers on
+    { name: 'notify targets', yaml: `dns:\n  axfr:\n    enabled: true\n    tsigKeys: [{name: xfr, secret: ${secret}, tenant: system}]\n    notify: [{address: "192.0.2.53:53", key: XFR.}, {address: "[2001:db8::53]:5353"}]\n    notifyTimeout: 250ms`, want: [] },
+    { name: 'notify with an unknown key', yaml: 'dns:\n  axfr:\n    enabled: true\n    notify: [{address: "192.0.2.53:53", key: nokey}]', want: [/dns\.axfr\.notify\.0\.key = "nokey": must be the name of a key in dns\.axfr\.tsigKeys/] },
+    { name: 'notify to a bad address', yaml: 'dns:\n  axfr:\n    enabled: true\n    notify: [{address: "999.0.2.53:53"}, {address: "192.0.2.53:70000"}, {address: "[192.0.2.1]:53"}]', want: [/notify\.0\.address = "999\.0\.2\.53:53": must be ip:port/, /notify\.1\.address/, /notify\.2\.address/] },
+    { name: 'notify without transfers', yaml: 'dns:\n  axfr:\n    notify: [{address: "192.0.2.53:53"}]', want: [/dns\.axfr\.notify = .*needs dns\.axfr\.enabled/] },
+    { name: 'notifyTimeout out of range', yaml: 'dns:\n  axfr:\n    notifyTimeout: 10ms', want: [/dns\.axfr\.notifyTimeout = "10ms": must be between 100ms and 60s/] },
   ];
   for (const row of rows) {
     const problems = problemsOf(`node: {id: n1}\n${row.yaml}\n`);
