@@ -5,7 +5,9 @@ WORKDIR /src
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY native native
-COPY controller controller
+COPY core core
+COPY gitops gitops
+COPY cli cli
 COPY runtime runtime
 COPY schemas schemas
 COPY bin bin

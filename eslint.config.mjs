@@ -8,7 +8,7 @@ export default tseslint.config(
     ignores: ['dist/**', 'node_modules/**', 'native/**', 'docker/**', 'examples/**'],
   },
   {
-    files: ['controller/**/*.ts', 'runtime/**/*.ts', 'tests/**/*.ts'],
+    files: ['core/**/*.ts', 'gitops/**/*.ts', 'cli/**/*.ts', 'runtime/**/*.ts', 'tests/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

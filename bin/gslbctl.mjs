@@ -4,6 +4,6 @@
 import { checkNode } from './node-check.mjs';
 
 if (checkNode('gslbctl')) {
-  const { main } = await import('../dist/controller/cli/main.js');
+  const { main } = await import('../dist/cli/main.js');
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
 }

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config/types.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, type Db } from './store/db.js';
-import { ResourceStore, rowsSeqOf } from './store/resources.js';
+import { ResourceStore, rowsSeqOf } from '../core/store/resources.js';
 import { HealthStatusStore } from './store/health-status.js';
-import { emptySnapshot, nextSnapshot } from './snapshot/snapshot.js';
-import { EventBus } from './events/bus.js';
+import { emptySnapshot, nextSnapshot } from '../core/snapshot/snapshot.js';
+import { EventBus } from '../core/events/bus.js';
 import { HealthView } from './health/view.js';
-import { SnapshotHolder, applyPlan, type ApplyOptions } from '../controller/apply/apply.js';
-import { ApplyHooks } from '../controller/apply/hooks.js';
-import { WriteGate } from '../controller/apply/gate.js';
-import { applyPlanSliced } from '../controller/apply/apply-sliced.js';
-import { loadProvenance } from '../controller/apply/provenance.js';
-import type { Plan } from '../controller/plan/types.js';
-import type { Snapshot } from './snapshot/snapshot.js';
+import { SnapshotHolder, applyPlan, type ApplyOptions } from '../core/apply/apply.js';
+import { ApplyHooks } from '../core/apply/hooks.js';
+import { WriteGate } from '../core/apply/gate.js';
+import { applyPlanSliced } from '../core/apply/apply-sliced.js';
+import { loadProvenance } from '../core/apply/provenance.js';
+import type { Plan } from '../core/plan/types.js';
+import type { Snapshot } from '../core/snapshot/snapshot.js';
 import type { Registry } from 'prom-client';
 import { createMetricsRegistry } from './metrics/registry.js';
 import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionStore } from './auth/stores.js';
@@ -46,7 +46,7 @@ export interface Core {
   apply: (plan: Plan, opts?: ApplyOptions) => Snapshot;
   /**
    * applies a plan through the same write path, a large one in slices between turns of the event
-   * loop (controller/apply/apply-sliced.ts); waits for the gate first
+   * loop (core/apply/apply-sliced.ts); waits for the gate first
    */
   applySliced: (plan: Plan, opts?: ApplyOptions) => Promise<Snapshot>;
   /** held while a large plan is applied in slices; REST writes wait for it */

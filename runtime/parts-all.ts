@@ -18,5 +18,5 @@ import './ws/part.js';
 import './mail/part.js';
 import './forms/part.js';
 import './alerts/part.js';
-import '../controller/part.js';
+import '../gitops/part.js';
 import './backup/part.js';

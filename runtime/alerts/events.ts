@@ -1,4 +1,4 @@
-import type { GitopsRollback, HealthTransition } from '../events/bus.js';
+import type { GitopsRollback, HealthTransition } from '../../core/events/bus.js';
 
 /**
  * The revision the alerting node served when the event happened (docs/alerts.md "What the node

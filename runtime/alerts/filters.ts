@@ -1,5 +1,5 @@
-import type { PoolRow, ServiceRow } from '../model/types.js';
-import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { PoolRow, ServiceRow } from '../../core/model/types.js';
+import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import type { AlertEvent } from './events.js';
 import { EVENT_TYPE_OF, type AlertTargetRow } from './target-row.js';
 

@@ -1,7 +1,7 @@
 import type { MailPort } from '../mail/port.js';
 import type { MailTemplates } from '../mail/templates.js';
 import type { HttpClient } from '../net/http-client.js';
-import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import type { AlertEvent } from './events.js';
 import { eventTenant, targetAccepts } from './filters.js';
 import { resolveSecretRef, type SecretPolicy } from './secret-ref.js';

@@ -1,4 +1,4 @@
-import type { GenericRow } from '../model/types.js';
+import type { GenericRow } from '../../core/model/types.js';
 import type { AlertEvent } from './events.js';
 import type { SecretRef } from './secret-ref.js';
 

@@ -1,6 +1,6 @@
 import type { Core } from '../app.js';
-import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
-import { getRow, rowsOf } from '../snapshot/snapshot.js';
+import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../core/plan/delta.js';
+import { getRow, rowsOf } from '../../core/snapshot/snapshot.js';
 import { badRequest, conflict } from '../errors.js';
 import { requireRow, type Viewer } from '../tenancy/visibility.js';
 import type { AlertEvent } from './events.js';

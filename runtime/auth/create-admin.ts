@@ -3,7 +3,7 @@ import { createCore, type Core } from '../app.js';
 import { createLogger } from '../log/logger.js';
 import { ConfigLedger } from '../cluster/ledger.js';
 import { outboxHook } from '../cluster/outbox.js';
-import { DEFAULT_TENANT } from '../model/types.js';
+import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { GslbError } from '../errors.js';
 import { UserStore } from './user-store.js';
 import { checkEmail, checkPasswordRules, hashPassword } from './passwords.js';

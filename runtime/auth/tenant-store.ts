@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
-import { tableIndex } from '../snapshot/table-index.js';
-import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
-import { planCreate, planDelete } from '../../controller/plan/delta.js';
+import { DEFAULT_TENANT, type GenericRow } from '../../core/model/types.js';
+import { tableIndex } from '../../core/snapshot/table-index.js';
+import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
+import { planCreate, planDelete } from '../../core/plan/delta.js';
 import type { RowWriter } from '../app.js';
 
 /** A tenant. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RowWriter } from '../app.js';
 import type { Role } from './permissions.js';
-import { DEFAULT_TENANT, type GenericRow } from '../model/types.js';
-import { tableIndex } from '../snapshot/table-index.js';
-import { rowsOf, getRow, type Snapshot } from '../snapshot/snapshot.js';
-import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
+import { DEFAULT_TENANT, type GenericRow } from '../../core/model/types.js';
+import { tableIndex } from '../../core/snapshot/table-index.js';
+import { rowsOf, getRow, type Snapshot } from '../../core/snapshot/snapshot.js';
+import { planCreate, planDelete, planUpdate } from '../../core/plan/delta.js';
 
 /**
  * A user row (kind `user`, origin `api`), as stored in `resources` and the Snapshot and replicated

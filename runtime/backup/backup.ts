@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Db } from '../store/db.js';
 import { GslbError } from '../errors.js';
 import { backupName, rotateBackups } from './names.js';
-import type { WriteGate } from '../../controller/apply/gate.js';
+import type { WriteGate } from '../../core/apply/gate.js';
 
 /** One backup file written: its name in `dir`, size in bytes, and when it was taken. */
 export interface BackupResult {

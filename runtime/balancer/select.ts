@@ -1,4 +1,4 @@
-import type { Algorithm, AllUnhealthyPolicy, ChainStep } from '../model/types.js';
+import type { Algorithm, AllUnhealthyPolicy, ChainStep } from '../../core/model/types.js';
 import { endpointFirst, matchAsnRule, type PreparedAsnRule } from './asn.js';
 import { orderByLatency, pickByRum } from './chain-steps.js';
 import { failover } from './failover.js';

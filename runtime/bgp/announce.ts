@@ -1,5 +1,5 @@
-import type { MemberRow, PoolRow } from '../model/types.js';
-import { childrenOf, getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { MemberRow, PoolRow } from '../../core/model/types.js';
+import { childrenOf, getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 
 /** One `bgp.poolPrefixes` entry (defaults filled in). */
 export interface PoolPrefixes { poolID: string; prefixes: string[]; withdrawThreshold: number }

@@ -1,7 +1,7 @@
 import type { GitLeader } from './lease.js';
 import type { Liveness } from './liveness.js';
 import type { PeerHealth } from './peer-health.js';
-import type { CanaryStatus } from './canary-watch.js';
+import type { CanaryStatus } from '../../gitops/canary/watch.js';
 
 /** What the cluster part exposes to its routes and to tests (`core.ports.cluster`). */
 export interface ClusterState {

@@ -1,8 +1,8 @@
 import type { Core } from '../app.js';
-import type { Plan } from '../../controller/plan/types.js';
-import { rebasePlanSteps } from '../../controller/plan/rebase.js';
-import { planIdSteps } from '../../controller/plan/plan-id.js';
-import { Slicer, runSliced } from '../slicer.js';
+import type { Plan } from '../../core/plan/types.js';
+import { rebasePlanSteps } from '../../core/plan/rebase.js';
+import { planIdSteps } from '../../core/plan/plan-id.js';
+import { Slicer, runSliced } from '../../core/apply/slicer.js';
 import type { ConfigMsg } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
 import { sleep } from './nats-link.js';

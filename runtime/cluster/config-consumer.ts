@@ -1,10 +1,10 @@
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
-import { parseStreamItem, parseStreamJson, streamItemOf, decisionKey, type StreamItem } from './canary-msg.js';
-import { admit, OPEN_GATE, type GateState, type GateStep } from './canary-gate.js';
-import { runGateStep } from './canary-apply.js';
-import type { CanaryStore } from './canary-store.js';
+import { parseStreamItem, parseStreamJson, streamItemOf, decisionKey, type StreamItem } from '../../gitops/canary/msg.js';
+import { admit, OPEN_GATE, type GateState, type GateStep } from '../../gitops/canary/gate.js';
+import { runGateStep } from '../../gitops/canary/apply.js';
+import type { CanaryStore } from '../../gitops/canary/store.js';
 import type { ConfigLedger } from './ledger.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';

@@ -1,5 +1,5 @@
-import type { Plan } from '../../controller/plan/types.js';
-import type { CanarySpec } from './canary-msg.js';
+import type { Plan } from '../../core/plan/types.js';
+import type { CanarySpec } from '../../gitops/canary/msg.js';
 
 /** The body of a config-stream message. */
 export interface ConfigMsg {

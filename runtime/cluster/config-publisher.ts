@@ -7,7 +7,7 @@ import type { NatsLink } from './nats-link.js';
 import { carriedByRef, inlineLimit, MAX_PLAN_OBJECT_BYTES, messageBytes, planObjectName, type RefMsg } from './plan-ref.js';
 import { putPlanObject } from './plan-store.js';
 
-/** Publishes the outbox (runtime/cluster/outbox.ts) to the config stream. */
+/** Publishes the outbox (gitops/canary/outbox.ts) to the config stream. */
 export interface ConfigPublisher {
   /** Drains the outbox in order while the bus is up; one drain at a time (a second call joins it). */
   flush(): Promise<void>;

@@ -2,7 +2,7 @@ import type { Core } from '../app.js';
 import { startConfigConsumer } from './config-consumer.js';
 import { startConfigPublisher } from './config-publisher.js';
 import type { ConfigLedger } from './ledger.js';
-import type { CanaryStore } from './canary-store.js';
+import type { CanaryStore } from '../../gitops/canary/store.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';

@@ -1,6 +1,6 @@
 import type { KV } from '@nats-io/kv';
 import type { Core } from '../app.js';
-import type { HealthTransition } from '../events/bus.js';
+import type { HealthTransition } from '../../core/events/bus.js';
 import type { HealthEntry } from '../health/view.js';
 import type { ClusterMetrics } from './metrics.js';
 import { healthKey, parseHealthKey, type ClusterNames } from './names.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import type { CanaryReport } from './canary-msg.js';
+import type { CanaryReport } from '../../gitops/canary/msg.js';
 import type { Liveness } from './liveness.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';

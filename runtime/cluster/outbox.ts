@@ -1,9 +1,9 @@
-import type { ApplyOptions } from '../../controller/apply/apply.js';
-import type { ApplyHook } from '../../controller/apply/hooks.js';
-import type { Plan } from '../../controller/plan/types.js';
+import type { ApplyOptions } from '../../core/apply/apply.js';
+import type { ApplyHook } from '../../core/apply/hooks.js';
+import type { Plan } from '../../core/plan/types.js';
 import type { ConfigMsg } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
-import { runSliced } from '../slicer.js';
+import { runSliced } from '../../core/apply/slicer.js';
 
 /**
  * The apply hook that queues every local plan for the config stream (docs/cluster.md "Config

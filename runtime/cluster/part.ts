@@ -19,11 +19,11 @@ import { kvClaim, type ClusterClaim } from './kv-claim.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
-import { CanaryStore } from './canary-store.js';
-import { CanaryWatch } from './canary-watch.js';
-import { startCanaryCoordinator } from './canary-coordinator.js';
-import { canaryPort } from './canary-port.js';
-import { isCanaryReport } from './canary-msg.js';
+import { CanaryStore } from '../../gitops/canary/store.js';
+import { CanaryWatch } from '../../gitops/canary/watch.js';
+import { startCanaryCoordinator } from '../../gitops/canary/coordinator.js';
+import { canaryPort } from '../../gitops/canary/port.js';
+import { isCanaryReport } from '../../gitops/canary/msg.js';
 
 declare module '../ports.js' {
   interface Ports {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { encodeToken } from './names.js';
-import { nextTurn } from '../slicer.js';
+import { nextTurn } from '../../core/apply/slicer.js';
 
 /**
  * Plans too large for one config-stream message (docs/cluster.md "Large plans"): the plan's bytes

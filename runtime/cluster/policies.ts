@@ -17,7 +17,7 @@ export interface PolicyInput {
 
 /**
  * Decides whether an endpoint is healthy. Pure; the truth tables are in
- * tests/unit/cluster/policies.test.ts and docs/cluster.md. Edge cases:
+ * tests/unit/gitops/canary/policies.test.ts and docs/cluster.md. Edge cases:
  * - nobody reports the endpoint (no local result, no live peer report): healthy under every
  *   policy, the same optimistic start as a single node (gslb-api.md §3);
  * - reports from nodes that are gone (no heartbeat within heartbeatTTL) are not counted;

@@ -2,7 +2,7 @@ import type { Config } from './types.js';
 import { parseDuration, parseMicros } from './duration.js';
 import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
-import { scriptPolicyOf, scriptRefusal } from '../model/script-policy.js';
+import { scriptPolicyOf, scriptRefusal } from '../../core/model/script-policy.js';
 import { isBase64Secret } from '../dns/tsig.js';
 import { parseNotifyAddress } from '../dns/notify-target.js';
 import { checkBgpRules } from './bgp-rules.js';

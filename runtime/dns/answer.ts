@@ -1,5 +1,5 @@
 import type { Config } from '../config/types.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Snapshot } from '../../core/snapshot/snapshot.js';
 import { SelectScratch, needsGeo, readsClient, selectCandidates } from '../balancer/select.js';
 import type { Candidate, RumSource, Rng, SelectContext, StepTrace } from '../balancer/types.js';
 import { asnOfIp, locateIp } from '../geo/lookup.js';

@@ -1,6 +1,6 @@
-import type { GeoRuleRow, MemberRow, ServiceRow } from '../model/types.js';
-import { childrenOf, rowsOf } from '../snapshot/snapshot.js';
-import { runAtOnce } from '../slicer.js';
+import type { GeoRuleRow, MemberRow, ServiceRow } from '../../core/model/types.js';
+import { childrenOf, rowsOf } from '../../core/snapshot/snapshot.js';
+import { runAtOnce } from '../../core/apply/slicer.js';
 import type { ServicePlan } from './service-plan.js';
 import type { Zone, ZoneIndex } from './zone-index.js';
 

@@ -156,7 +156,7 @@ export class DnsMetrics {
 
   /**
    * Queries answered (not dropped) and SERVFAIL answers so far, over every thread: what the GitOps
-   * controller watches after an apply (controller/watch/signals.ts).
+   * controller watches after an apply (gitops/watch/signals.ts).
    */
   answerTotals(): { queries: number; servfail: number } {
     let queries = 0;

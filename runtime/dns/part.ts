@@ -21,7 +21,7 @@ import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
 import { createUpdateHandler } from './update-handler.js';
 import { createNotifier } from './notify-setup.js';
 import { logListening } from '../log/listening.js';
-import { Slicer, runSliced } from '../slicer.js';
+import { Slicer, runSliced } from '../../core/apply/slicer.js';
 import type { Logger } from '../log/logger.js';
 
 declare module '../ports.js' {
@@ -153,7 +153,7 @@ PARTS.push({
         notifier?.indexInstalled(a.index());
       }
     }));
-    // A large apply (controller/apply/apply-sliced.ts) builds the next index before its swap, in
+    // A large apply (core/apply/apply-sliced.ts) builds the next index before its swap, in
     // slices, and its image for the workers, and installs both at the swap: the index() above then
     // finds it built.
     core.closers.push(core.applyHooks.add({

@@ -52,7 +52,7 @@ export class SqliteReplayStore implements ReplayStore {
   }
 }
 
-/** A cluster-wide first-claim-wins (core.ports.clusterClaim, runtime/cluster/kv-claim.ts). */
+/** A cluster-wide first-claim-wins (core.ports.clusterClaim, gitops/canary/kv-claim.ts). */
 export type Claim = (bucket: string, ttlMs: number, tokens: readonly string[]) => Promise<boolean>;
 
 /**

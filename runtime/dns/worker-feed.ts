@@ -2,7 +2,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { performance } from 'node:perf_hooks';
 import type { Core } from '../app.js';
 import type { MmdbSource } from '../geo/mmdb-source.js';
-import { runSliced, type Slicer } from '../slicer.js';
+import { runSliced, type Slicer } from '../../core/apply/slicer.js';
 import type { Answerer } from './answer.js';
 import type { DnsMetrics } from './metrics.js';
 import type { DnsServer } from './server.js';

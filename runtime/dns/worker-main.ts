@@ -4,7 +4,7 @@ import { parseDuration, parseMicros } from '../config/duration.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
 import { RumStore } from '../rum/store.js';
-import { emptySnapshot } from '../snapshot/snapshot.js';
+import { emptySnapshot } from '../../core/snapshot/snapshot.js';
 import { Answerer } from './answer.js';
 import type { IndexImage } from './index-image.js';
 import { IndexView } from './index-view.js';

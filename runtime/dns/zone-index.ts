@@ -1,6 +1,6 @@
 import type { Config } from '../config/types.js';
-import type { ServiceRow } from '../model/types.js';
-import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { ServiceRow } from '../../core/model/types.js';
+import { childrenOf, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { planService, planStatic, poolParts, type GeoDeps, type PoolParts, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
@@ -150,7 +150,7 @@ const SERVICES_PER_STEP = 256;
 /**
  * `buildZoneIndex` as steps: the generator yields after every SERVICES_PER_STEP services and
  * returns the index, so a large index can be built between turns of the event loop (a large
- * apply prepares the next index this way before its swap, controller/apply/apply-sliced.ts).
+ * apply prepares the next index this way before its swap, core/apply/apply-sliced.ts).
  * The same result as `buildZoneIndex`; the snapshot and `prev` are only read.
  */
 export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGeneration: number, serial: number, prev?: ZoneIndex, onUnserved?: OnUnserved): Generator<void, ZoneIndex, void> {

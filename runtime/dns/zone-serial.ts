@@ -1,5 +1,5 @@
-import type { ApplyHook } from '../../controller/apply/hooks.js';
-import type { Plan } from '../../controller/plan/types.js';
+import type { ApplyHook } from '../../core/apply/hooks.js';
+import type { Plan } from '../../core/plan/types.js';
 import type { Db } from '../store/db.js';
 import { DNS_TABLES } from './zone-index.js';
 

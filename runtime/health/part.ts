@@ -1,15 +1,15 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
 import { createCheckers, tcpProbePath, type TcpProbePath } from './checkers/index.js';
-import { scriptPolicyOf } from '../model/script-policy.js';
+import { scriptPolicyOf } from '../../core/model/script-policy.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
 import { desiredTargets, snapshotTargetSteps, staticTargets } from './targets.js';
 import { STATIC_POOL_ID } from './view.js';
 import { hostPort } from '../log/listening.js';
-import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
-import type { PoolRow } from '../model/types.js';
+import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
+import type { PoolRow } from '../../core/model/types.js';
 import type { CheckTarget } from './types.js';
 
 declare module '../ports.js' {
@@ -106,7 +106,7 @@ export function startHealth(core: Core): HealthRuntime {
   reconcile();
   // the targets come from pools, members and health checks: a plan of services alone leaves them be
   const off = core.bus.on('plan_applied', ({ plan }) => { if (plan.changes.some((c) => TARGET_KINDS.has(c.kind))) reconcile(); });
-  // A large apply (controller/apply/apply-sliced.ts) lists the next snapshot's targets in slices
+  // A large apply (core/apply/apply-sliced.ts) lists the next snapshot's targets in slices
   // before its swap; the reconcile at the swap then only starts and stops checkers.
   const offPrepare = core.applyHooks.add({
     prepare: async (plan, next, _prev, slicer) => {

@@ -1,9 +1,9 @@
 import type { Config } from '../config/types.js';
-import { HEALTHCHECK_DEFAULTS } from '../model/normalize.js';
-import type { HealthCheckFields, HealthCheckRow, MemberRow } from '../model/types.js';
-import { childrenOf, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { HEALTHCHECK_DEFAULTS } from '../../core/model/normalize.js';
+import type { HealthCheckFields, HealthCheckRow, MemberRow } from '../../core/model/types.js';
+import { childrenOf, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { targetKey, type CheckTarget } from './types.js';
-import { STATIC_POOL_ID, staticCheckFields } from '../model/static-pool.js';
+import { STATIC_POOL_ID, staticCheckFields } from '../../core/model/static-pool.js';
 
 const FIELD_NAMES = Object.keys(HEALTHCHECK_DEFAULTS) as (keyof HealthCheckFields)[];
 

@@ -1,4 +1,4 @@
-import type { HealthCheckFields } from '../model/types.js';
+import type { HealthCheckFields } from '../../core/model/types.js';
 
 /** One endpoint to probe: a (pool, IP) pair with the pool's check (gslb-api.md §2 "HealthCheck"). */
 export interface CheckTarget {

@@ -7,7 +7,7 @@ export type { Logger };
 export const REDACT_PATHS = [
   'password', '*.password', 'secret', '*.secret', 'token', '*.token', 'clientSecret', '*.clientSecret',
   'apiKey', '*.apiKey', 'routingKey', '*.routingKey', 'totpCode', '*.totpCode',
-  // secret fields of user and apikey rows (runtime/model/kinds.ts), should a row ever be logged
+  // secret fields of user and apikey rows (core/model/kinds.ts), should a row ever be logged
   'passwordHash', '*.passwordHash', 'totpSecret', '*.totpSecret', 'totpPending', '*.totpPending', 'keyHash', '*.keyHash',
   'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
 ];

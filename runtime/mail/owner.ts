@@ -8,7 +8,7 @@ export type MailOwner = { scope: 'system' } | { scope: 'tenant'; tenantId: strin
 /** The server-wide owner. */
 export const SYSTEM_MAIL: MailOwner = Object.freeze({ scope: 'system' });
 
-/** Row kind of mail settings (runtime/model/kinds.ts). */
+/** Row kind of mail settings (core/model/kinds.ts). */
 export const MAIL_KIND = 'mailsettings';
 
 /** Row id of the server-wide settings. */

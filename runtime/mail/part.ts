@@ -1,7 +1,7 @@
 import type { Core } from '../app.js';
 import type { ApiExtensions } from '../api/server.js';
 import { PARTS } from '../parts.js';
-import { getRow } from '../snapshot/snapshot.js';
+import { getRow } from '../../core/snapshot/snapshot.js';
 import { createPasswordBox } from './password-box.js';
 import { MailService } from './service.js';
 import { MailSettingsStore } from './settings-store.js';

@@ -1,8 +1,8 @@
 import type { RowWriter } from '../app.js';
 import { conflict } from '../errors.js';
-import type { GenericRow } from '../model/types.js';
-import { getRow, rowsOf } from '../snapshot/snapshot.js';
-import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
+import type { GenericRow } from '../../core/model/types.js';
+import { getRow, rowsOf } from '../../core/snapshot/snapshot.js';
+import { planCreate, planDelete, planUpdate } from '../../core/plan/delta.js';
 import { MAIL_KIND, mailRowId, type MailOwner } from './owner.js';
 import type { PasswordBox } from './password-box.js';
 import type { MailSettings } from './settings.js';

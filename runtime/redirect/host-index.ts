@@ -1,4 +1,4 @@
-import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { nameOwner, unservedReason, type NameRules } from '../tenancy/names.js';
 import { isWildcard, ownedName, REDIRECT_KIND, redirectClaim, type RedirectRow } from './rules.js';
 

@@ -1,5 +1,5 @@
-import type { ServiceRow } from '../model/types.js';
-import { rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { ServiceRow } from '../../core/model/types.js';
+import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { checkNameClaim, type NamedService, type NameRules, type NameVerdict } from '../tenancy/names.js';
 import { isWildcard, ownedName, REDIRECT_KIND, redirectClaim, type RedirectRow } from './rules.js';
 

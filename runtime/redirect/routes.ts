@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Core } from '../app.js';
-import { toApi } from '../model/public.js';
-import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
-import { getRow } from '../snapshot/snapshot.js';
+import { toApi } from '../../core/model/public.js';
+import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../core/plan/delta.js';
+import { getRow } from '../../core/snapshot/snapshot.js';
 import { badRequest } from '../errors.js';
 import { nameRefusalError, nameRules } from '../tenancy/names.js';
 import { listVisible, requireRow, tenantFor } from '../tenancy/visibility.js';

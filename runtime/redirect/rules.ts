@@ -1,11 +1,11 @@
-import type { GenericRow } from '../model/types.js';
+import type { GenericRow } from '../../core/model/types.js';
 
 /**
  * Redirect rules (docs/redirects.md): rows of kind `redirect`, written through the one write path
  * by the REST API and by `kind: Redirect` manifests alike. Pure.
  */
 
-/** Row kind of a redirect rule (runtime/model/kinds.ts). */
+/** Row kind of a redirect rule (core/model/kinds.ts). */
 export const REDIRECT_KIND = 'redirect';
 
 /** 301 (permanent) or 302 (temporary). */

@@ -1,5 +1,5 @@
 import type { Core } from '../app.js';
-import { toApi } from '../model/public.js';
+import { toApi } from '../../core/model/public.js';
 import { listVisible, type Viewer } from '../tenancy/visibility.js';
 import { geoRulesOf, membersOf, visiblePools } from './pool-rows.js';
 

@@ -1,5 +1,5 @@
-import type { MemberRow, ServiceRow } from '../model/types.js';
-import { childrenOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { MemberRow, ServiceRow } from '../../core/model/types.js';
+import { childrenOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { toFqdn } from '../tenancy/names.js';
 
 /** The ingest limits (gslb-api.md §8 "RUM latency sample", "RUM request body"). */

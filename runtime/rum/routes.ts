@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Core } from '../app.js';
-import type { MemberRow } from '../model/types.js';
+import type { MemberRow } from '../../core/model/types.js';
 import { badRequest, forbidden, GslbError, notFound } from '../errors.js';
 import { apiRef, errorResponses, publicErrorResponses } from '../api/schemas.js';
-import { rowsOf } from '../snapshot/snapshot.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
 import { visibleTo } from '../tenancy/visibility.js';
 import { judgeSamples, RUM_MAX_BODY_BYTES, rumTargets, serviceOf, type IngestBody } from './ingest.js';
 import type { RumRuntime } from './runtime.js';

@@ -1,6 +1,6 @@
-import type { Row } from '../model/types.js';
-import { DEFAULT_TENANT } from '../model/types.js';
-import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { Row } from '../../core/model/types.js';
+import { DEFAULT_TENANT } from '../../core/model/types.js';
+import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 

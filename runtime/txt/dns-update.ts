@@ -1,8 +1,8 @@
-import { planCombine, planDelete } from '../../controller/plan/delta.js';
-import type { Plan } from '../../controller/plan/types.js';
-import type { ServiceRow } from '../model/types.js';
+import { planCombine, planDelete } from '../../core/plan/delta.js';
+import type { Plan } from '../../core/plan/types.js';
+import type { ServiceRow } from '../../core/model/types.js';
 import { GslbError } from '../errors.js';
-import { rowsOf } from '../snapshot/snapshot.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
 import { isAtOrUnder, toFqdn } from '../tenancy/names.js';
 import { txtValueOf, type TxtRecordRow } from './record.js';
 import { planTxtCreate, planTxtReplace, type TxtCore } from './service.js';

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { GenericRow } from '../model/types.js';
+import type { GenericRow } from '../../core/model/types.js';
 import { badRequest } from '../errors.js';
 import { isFqdn } from '../net/ip.js';
 

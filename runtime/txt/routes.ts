@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../app.js';
-import { toApi } from '../model/public.js';
+import { toApi } from '../../core/model/public.js';
 import { listVisible, requireRow, tenantFor } from '../tenancy/visibility.js';
 import { apiRef, errorResponses, idParams, noContent, type IdParams } from '../api/schemas.js';
 import { createTxt, deleteTxt, replaceTxt } from './service.js';

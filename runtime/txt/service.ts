@@ -1,8 +1,8 @@
 import type { Core } from '../app.js';
-import type { ServiceRow } from '../model/types.js';
-import { planCreate, planDelete, planUpdate } from '../../controller/plan/delta.js';
-import type { Plan } from '../../controller/plan/types.js';
-import { getRow, rowsOf, type Snapshot } from '../snapshot/snapshot.js';
+import type { ServiceRow } from '../../core/model/types.js';
+import { planCreate, planDelete, planUpdate } from '../../core/plan/delta.js';
+import type { Plan } from '../../core/plan/types.js';
+import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { badRequest, conflict } from '../errors.js';
 import { checkNameClaim, checkSuffix, isAtOrUnder, nameRefusalError, nameRules, toFqdn, type NamedService } from '../tenancy/names.js';
 import { requireRow, type Viewer } from '../tenancy/visibility.js';

@@ -1,6 +1,6 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Snapshot } from '../../core/snapshot/snapshot.js';
 import { WsHub, type WsClient } from './hub.js';
 import { WsTokens } from './token.js';
 import { wsRoutes } from './routes.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Core } from '../app.js';
 import { unauthorized } from '../errors.js';
-import { toApi } from '../model/public.js';
+import { toApi } from '../../core/model/public.js';
 import { membersOf, visiblePools } from '../resources/pool-rows.js';
 import type { WsHub, WsClient } from './hub.js';
 import type { WsClaims, WsTokens } from './token.js';

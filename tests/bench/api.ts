@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createCore } from '../../runtime/app.js';
 import { validateConfigObject } from '../../runtime/config/load.js';
-import { planChanges } from '../../controller/plan/plan.js';
-import type { DesiredRow } from '../../controller/plan/types.js';
+import { planChanges } from '../../core/plan/plan.js';
+import type { DesiredRow } from '../../core/plan/types.js';
 import { freePort, spawnEntry, waitFor } from '../helpers/proc.js';
 
 const POOLS = Number(process.env.BENCH_POOLS ?? 1000);

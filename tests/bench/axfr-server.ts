@@ -10,8 +10,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { validateConfigObject } from '../../runtime/config/load.js';
 import { startDaemon } from '../../runtime/daemon.js';
-import { planCreateAll } from '../../controller/plan/delta.js';
-import type { Row } from '../../runtime/model/types.js';
+import { planCreateAll } from '../../core/plan/delta.js';
+import type { Row } from '../../core/model/types.js';
 import '../../runtime/parts-all.js';
 
 const [portArg, dir, namesArg, secret] = process.argv.slice(2);

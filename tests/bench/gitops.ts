@@ -16,10 +16,10 @@ import { performance } from 'node:perf_hooks';
 import dnsPacket from 'dns-packet';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { startGitFixture } from '../helpers/git-fixture.js';
-import { loadManifests } from '../../controller/load/index.js';
-import { validateManifests } from '../../controller/validate/validate.js';
-import { planChanges } from '../../controller/plan/plan.js';
-import { DEFAULT_TENANT } from '../../runtime/model/types.js';
+import { loadManifests } from '../../gitops/load/index.js';
+import { validateManifests } from '../../gitops/validate/validate.js';
+import { planChanges } from '../../core/plan/plan.js';
+import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { repoFiles } from './gitops-repo.js';
 
 const execFileAsync = promisify(execFile);

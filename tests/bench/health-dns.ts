@@ -14,8 +14,8 @@ import { Answerer } from '../../runtime/dns/answer.js';
 import { DnsMetrics } from '../../runtime/dns/metrics.js';
 import { startDnsServer } from '../../runtime/dns/server.js';
 import type { HealthView } from '../../runtime/health/view.js';
-import type { MemberRow, Row, ServiceRow } from '../../runtime/model/types.js';
-import { emptySnapshot, nextSnapshot } from '../../runtime/snapshot/snapshot.js';
+import type { MemberRow, Row, ServiceRow } from '../../core/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../core/snapshot/snapshot.js';
 import { runDnsperf, type PerfResult } from './dnsperf.js';
 
 const meta = { origin: 'api' as const, revision: 'r', tenantId: 'default' };

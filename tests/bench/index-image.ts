@@ -9,8 +9,8 @@
  * full GC (run with --expose-gc).
  */
 import { validateConfigObject } from '../../runtime/config/load.js';
-import { emptySnapshot, nextSnapshot, type RowMutation } from '../../runtime/snapshot/snapshot.js';
-import type { MemberRow, PoolRow, Row, ServiceRow } from '../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot, type RowMutation } from '../../core/snapshot/snapshot.js';
+import type { MemberRow, PoolRow, Row, ServiceRow } from '../../core/model/types.js';
 import { NameMatch, buildZoneIndex, lookupName, type NameIndex, type ZoneIndex } from '../../runtime/dns/zone-index.js';
 import { IndexImageWriter, type IndexImage } from '../../runtime/dns/index-image.js';
 import { IndexView } from '../../runtime/dns/index-view.js';

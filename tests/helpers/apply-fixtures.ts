@@ -1,9 +1,9 @@
-import { SnapshotHolder } from '../../controller/apply/apply.js';
-import type { DesiredRow } from '../../controller/plan/types.js';
-import { EventBus } from '../../runtime/events/bus.js';
+import { SnapshotHolder } from '../../core/apply/apply.js';
+import type { DesiredRow } from '../../core/plan/types.js';
+import { EventBus } from '../../core/events/bus.js';
 import { openDatabase } from '../../runtime/store/db.js';
-import { ResourceStore } from '../../runtime/store/resources.js';
-import { emptySnapshot } from '../../runtime/snapshot/snapshot.js';
+import { ResourceStore } from '../../core/store/resources.js';
+import { emptySnapshot } from '../../core/snapshot/snapshot.js';
 
 /** Desired rows of `nPools` pools with `nMembers` members each (10.0.<pool>.<member>:80), every member of `weight`. */
 export function desiredPools(nPools: number, nMembers: number, weight: number): DesiredRow[] {

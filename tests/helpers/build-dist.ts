@@ -27,7 +27,7 @@ export function refreshDist(root: string): number {
   const options: ts.CompilerOptions = { ...parsed.options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler };
   const outDir = options.outDir ?? join(root, 'dist');
   let written = 0;
-  for (const src of [...sources(join(root, 'runtime'), []), ...sources(join(root, 'controller'), [])]) {
+  for (const src of ['core', 'gitops', 'cli', 'runtime'].flatMap((d) => sources(join(root, d), []))) {
     const out = join(outDir, relative(root, src).replace(/\.ts$/, '.js'));
     let builtAt = 0;
     try { builtAt = statSync(out).mtimeMs; } catch { /* missing: write it */ }

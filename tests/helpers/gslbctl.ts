@@ -10,7 +10,7 @@ const ROOT = join(import.meta.dirname, '../..');
  * returns the exit code and output. Bounded by 60 s.
  */
 export async function gslbctl(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const code = "import('./controller/cli/main.ts').then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })";
+  const code = "import('./cli/main.ts').then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })";
   try {
     const r = await run(process.execPath, ['--import', 'tsx', '-e', code, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };

@@ -33,9 +33,9 @@ export function udpBound(port: number): Promise<boolean> {
   });
 }
 
-/** Runs a TypeScript entry point (`runtime/main.ts`, `controller/cli/main.ts`) the way the bin shims do. */
+/** Runs a TypeScript entry point (`runtime/main.ts`, `cli/main.ts`) the way the bin shims do. */
 export function spawnEntry(entry: 'gslbd' | 'gslbctl', args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const file = entry === 'gslbd' ? 'runtime/main.ts' : 'controller/cli/main.ts';
+  const file = entry === 'gslbd' ? 'runtime/main.ts' : 'cli/main.ts';
   return spawn(process.execPath, ['--import', 'tsx', file, ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 

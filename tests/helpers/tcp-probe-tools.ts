@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { NativeTcpChecker } from '../../runtime/health/checkers/tcp-native.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import type { CheckResult, CheckTarget } from '../../runtime/health/types.js';
-import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
+import { HEALTHCHECK_DEFAULTS } from '../../core/model/normalize.js';
 
 /** A TCP check target of pool `p` for `ip:port`. */
 export function target(ip: string, port: number, timeoutMs = 1000): CheckTarget {

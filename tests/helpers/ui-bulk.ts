@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { planChanges } from '../../controller/plan/plan.js';
-import type { DesiredRow } from '../../controller/plan/types.js';
-import { rowsOf } from '../../runtime/snapshot/snapshot.js';
-import type { PoolRow } from '../../runtime/model/types.js';
+import { planChanges } from '../../core/plan/plan.js';
+import type { DesiredRow } from '../../core/plan/types.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
+import type { PoolRow } from '../../core/model/types.js';
 import type { TestDaemon } from './daemon.js';
 import { WAIT_CEILING_MS } from './wait.js';
 

@@ -9,11 +9,11 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { startNats, stopAllNats, waitFor } from '../helpers/nats.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { planCreate } from '../../controller/plan/delta.js';
-import { emptySnapshot, getRow } from '../../runtime/snapshot/snapshot.js';
+import { planCreate } from '../../core/plan/delta.js';
+import { emptySnapshot, getRow } from '../../core/snapshot/snapshot.js';
 import type { ClusterState } from '../../runtime/cluster/cluster-state.js';
 import type { ConfigMsg } from '../../runtime/cluster/config-sync.js';
-import type { Plan } from '../../controller/plan/types.js';
+import type { Plan } from '../../core/plan/types.js';
 
 const daemons: TestDaemon[] = [];
 after(async () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { digText } from '../helpers/dns-tools.js';
-import { planCreateAll } from '../../controller/plan/delta.js';
-import type { GenericRow, Row } from '../../runtime/model/types.js';
+import { planCreateAll } from '../../core/plan/delta.js';
+import type { GenericRow, Row } from '../../core/model/types.js';
 
 // Zone transfers scoped by tenant (docs/dns.md "Who gets which records"): a tenant's key transfers
 // that tenant's names with the apex SOA and NS, the operator's key (`tenant: system`) the whole

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { digText, makeService, transferRaw } from '../helpers/dns-tools.js';
-import { planCreateAll } from '../../controller/plan/delta.js';
-import type { GenericRow, Row } from '../../runtime/model/types.js';
+import { planCreateAll } from '../../core/plan/delta.js';
+import type { GenericRow, Row } from '../../core/model/types.js';
 import { lastRecordStart, parseTsig, signRequest, tsigKeyring, verifyResponseStream } from '../../runtime/dns/tsig.js';
 
 const run = promisify(execFile);

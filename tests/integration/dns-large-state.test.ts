@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, startTestDaemon } from '../helpers/daemon.js';
 import { dig } from '../helpers/dns-tools.js';
-import { planChanges } from '../../controller/plan/plan.js';
-import type { DesiredRow } from '../../controller/plan/types.js';
-import { DEFAULT_TENANT } from '../../runtime/model/types.js';
+import { planChanges } from '../../core/plan/plan.js';
+import type { DesiredRow } from '../../core/plan/types.js';
+import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { batchSupport } from '../../runtime/dns/batch-socket.js';
 import { threadCpuMs } from '../helpers/cpu.js';
 

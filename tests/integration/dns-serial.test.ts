@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig, makeService } from '../helpers/dns-tools.js';
-import { planCreate } from '../../controller/plan/delta.js';
+import { planCreate } from '../../core/plan/delta.js';
 import type { Answerer } from '../../runtime/dns/answer.js';
-import type { ServiceRow } from '../../runtime/model/types.js';
+import type { ServiceRow } from '../../core/model/types.js';
 import { serialGreater } from '../../runtime/dns/zone-serial.js';
 
 const start = (path: string) => startTestDaemon({ database: { path }, dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test' } as never });

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { getRow } from '../../runtime/snapshot/snapshot.js';
+import { getRow } from '../../core/snapshot/snapshot.js';
 import type { FormActionRow } from '../../runtime/forms/forms/rows.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 

@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { loadManifests } from '../../controller/load/index.js';
-import { validateManifests } from '../../controller/validate/validate.js';
-import { planChanges } from '../../controller/plan/plan.js';
-import { rowsOf } from '../../runtime/snapshot/snapshot.js';
+import { loadManifests } from '../../gitops/load/index.js';
+import { validateManifests } from '../../gitops/validate/validate.js';
+import { planChanges } from '../../core/plan/plan.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
 import type { FormActionRow } from '../../runtime/forms/forms/rows.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { FormKeyStore, TOUCH_INTERVAL_MS } from '../../runtime/forms/keys/store.js';
-import { loadManifests } from '../../controller/load/index.js';
-import { validateManifests } from '../../controller/validate/validate.js';
-import { planChanges } from '../../controller/plan/plan.js';
+import { loadManifests } from '../../gitops/load/index.js';
+import { validateManifests } from '../../gitops/validate/validate.js';
+import { planChanges } from '../../core/plan/plan.js';
 
 const SYS = randomBytes(32).toString('hex');
 const sys = { authorization: `Bearer ${SYS}` };

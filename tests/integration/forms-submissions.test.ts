@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FormEvent } from '../../runtime/events/bus.js';
+import type { FormEvent } from '../../core/events/bus.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { addFormKey, publicClient } from './forms-fixture.js';
 

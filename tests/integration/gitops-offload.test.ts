@@ -9,8 +9,8 @@ import { batchSupport } from '../../runtime/dns/batch-socket.js';
 import { repoFiles, rowsPerService, type RepoOptions } from '../bench/gitops-repo.js';
 import { waitFor } from '../helpers/proc.js';
 import { WAIT_CEILING_MS } from '../helpers/wait.js';
-import { rowsOf } from '../../runtime/snapshot/snapshot.js';
-import type { Row } from '../../runtime/model/types.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
+import type { Row } from '../../core/model/types.js';
 
 // docs/gitops.md "Off the DNS thread": a commit is loaded, validated and planned by the offload
 // worker and applied in slices; REST writes sent meanwhile wait for the apply (never inside its

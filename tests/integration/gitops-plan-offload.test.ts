@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, startTestDaemon } from '../helpers/daemon.js';
 import { repoFiles } from '../bench/gitops-repo.js';
-import { planFiles } from '../../controller/plan-files.js';
-import { gitopsControllerOf } from '../../controller/part.js';
+import { planFiles } from '../../gitops/plan-files.js';
+import { gitopsControllerOf } from '../../gitops/part.js';
 import { longestBlock } from '../helpers/cpu.js';
 
 const ROUTING = `apiVersion: gslb/v1

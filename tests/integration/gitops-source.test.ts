@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { startGitFixture, type GitFixture } from '../helpers/git-fixture.js';
-import { rowsOf } from '../../runtime/snapshot/snapshot.js';
-import type { PoolRow } from '../../runtime/model/types.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
+import type { PoolRow } from '../../core/model/types.js';
 
 const POOL = 'apiVersion: gslb/v1\nkind: Pool\nmetadata: {name: web}\nspec:\n  members:\n    - {ipAddress: 192.0.2.1, port: 443}\n';
 

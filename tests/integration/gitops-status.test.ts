@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { makeGpgIdentity, TestRepo, type GpgIdentity } from '../helpers/git-repo.js';
 import { runEntry, waitFor } from '../helpers/proc.js';
-import type { GitOpsStatus } from '../../controller/status.js';
+import type { GitOpsStatus } from '../../gitops/status.js';
 
 type Status = GitOpsStatus & { recentRejections: unknown[] };
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startGitFixture, type GitFixture } from '../helpers/git-fixture.js';
-import { commitsBetween } from '../../controller/source/git-source.js';
+import { commitsBetween } from '../../gitops/source/git-source.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/config-repo');
 const pool = (name: string) => `apiVersion: gslb/v1\nkind: Pool\nmetadata: {name: ${name}}\nspec: {}\n`;

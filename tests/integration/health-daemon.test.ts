@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type AddressInfo } from 'node:net';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
-import type { HealthTransition } from '../../runtime/events/bus.js';
+import type { HealthTransition } from '../../core/events/bus.js';
 import { waitUntil } from '../helpers/wait.js';
 
 function listenTcp(host: string, port = 0): Promise<Server> {

@@ -5,7 +5,7 @@ import { HealthScheduler, type ProbeRecord } from '../../runtime/health/schedule
 import { httpChecker } from '../../runtime/health/checkers/http.js';
 import type { CheckerSet } from '../../runtime/health/checkers/index.js';
 import type { Checker } from '../../runtime/health/types.js';
-import { HEALTHCHECK_DEFAULTS } from '../../runtime/model/normalize.js';
+import { HEALTHCHECK_DEFAULTS } from '../../core/model/normalize.js';
 import { checkKeyOf } from '../../runtime/health/targets.js';
 import { waitUntil } from '../helpers/wait.js';
 

@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** What the package is built from: everything `npm pack` reads, without dist/ or native build output. */
 const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'BENCHMARKS.md', 'LICENSE',
-  'bin', 'controller', 'runtime', 'schemas', 'webui', 'native', 'examples', 'docs'];
+  'bin', 'core', 'gitops', 'cli', 'runtime', 'schemas', 'webui', 'native', 'examples', 'docs'];
 
 /** Process groups still running (killed when the test ends, whatever happened). */
 const live = new Set<number>();
@@ -63,7 +63,7 @@ test('the packed tarball installs, and its gslbd and gslbctl run', async (t) => 
   const packed = await sh('npm', ['pack', '--json', '--pack-destination', work], stage, 5 * 60_000);
   const info = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[])[0]!;
   const files = info.files.map((f) => f.path);
-  for (const want of ['bin/gslbd.mjs', 'bin/gslbctl.mjs', 'dist/runtime/main.js', 'dist/controller/cli/main.js', 'schemas/config.v1.schema.json',
+  for (const want of ['bin/gslbd.mjs', 'bin/gslbctl.mjs', 'dist/runtime/main.js', 'dist/cli/main.js', 'schemas/config.v1.schema.json',
     'native/tcp-probe/binding.gyp', 'native/tcp-probe/tcp_probe.c', 'native/udp-batch/binding.gyp', 'native/udp-batch/udp_batch.c',
     'examples/config.yaml', 'examples/config-repo/services/www.yaml', 'docs/gitops.md', 'README.md', 'package.json',
     'webui/index.html', 'webui/js/main.js']) {

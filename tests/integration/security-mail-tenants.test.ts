@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { getRow } from '../../runtime/snapshot/snapshot.js';
+import { getRow } from '../../core/snapshot/snapshot.js';
 import type { MailSettingsRow } from '../../runtime/mail/settings-store.js';
 import { RecordingRelay } from './security-mail-recorder.js';
 

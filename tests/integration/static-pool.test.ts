@@ -8,7 +8,7 @@ import { startStaticBackends } from '../helpers/static-backends.js';
 import { tenantKey } from '../helpers/tenants.js';
 import { waitFor } from '../helpers/proc.js';
 import { openFeed, type Feed } from '../helpers/ws-feed.js';
-import { rowsOf } from '../../runtime/snapshot/snapshot.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
 
 // The config file's static endpoints (`loadbalancer.endpoints`) shown as the read-only pool
 // `static` (docs/api.md "The static pool"): in the snapshot, the pools routes, the status routes

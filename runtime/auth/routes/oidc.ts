@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthServices } from '../services.js';
 import { domainAllowed, resolveRole } from '../role-claim.js';
-import { DEFAULT_TENANT } from '../../model/types.js';
+import { DEFAULT_TENANT } from '../../../core/model/types.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { apiRef, publicErrorResponses } from '../../api/schemas.js';
 import { sessionHeaders, startSession } from './common.js';

@@ -5,7 +5,7 @@ import { checkEmail, checkPasswordRules, hashPassword, verifyPassword } from '..
 import { matchTotp } from '../totp.js';
 import { clearedCookie } from '../cookies.js';
 import { PERMISSIONS, permissionsOf } from '../permissions.js';
-import { DEFAULT_TENANT } from '../../model/types.js';
+import { DEFAULT_TENANT } from '../../../core/model/types.js';
 import { GslbError, notFound, unauthorized } from '../../errors.js';
 import { apiRef, errorResponses, publicErrorResponses, ref } from '../../api/schemas.js';
 import { openTotpSecret, requireSessionUser, sessionHeaders, startSession } from './common.js';

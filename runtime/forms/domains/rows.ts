@@ -1,6 +1,6 @@
-import type { GenericRow } from '../../model/types.js';
+import type { GenericRow } from '../../../core/model/types.js';
 
-/** Row kind of a workspace's custom domain (runtime/model/kinds.ts). */
+/** Row kind of a workspace's custom domain (core/model/kinds.ts). */
 export const DOMAIN_KIND = 'formdomain';
 
 /** A custom domain: pending until its TXT record is found, then active. */

@@ -1,10 +1,10 @@
-import type { GenericRow } from '../../model/types.js';
+import type { GenericRow } from '../../../core/model/types.js';
 import type { ActionTypeName } from './action-types.js';
 import type { Condition, ConditionsMode } from './conditions.js';
 import type { FormSchema } from './schema-fields.js';
 import type { FormSettings } from './settings.js';
 
-/** Row kind of a form (runtime/model/kinds.ts). */
+/** Row kind of a form (core/model/kinds.ts). */
 export const FORM_KIND = 'form';
 /** Row kind of a form's action, a child of its form (`formId`), deleted with it. */
 export const ACTION_KIND = 'formaction';

@@ -7,7 +7,7 @@ import { withSigningSecret } from './signing-secret.js';
 import { buildSchema, EMPTY_SCHEMA, schemaProblems, type SchemaField } from './schema-fields.js';
 import { changeSettings, createSettings, problemsMessage, settingsOf, settingsProblems, type SettingProblem, type SettingsInput } from './settings.js';
 import type { FormStore } from './store.js';
-import { assertApiWritable } from '../../../controller/plan/delta.js';
+import { assertApiWritable } from '../../../core/plan/delta.js';
 
 /** What the form operations read of the stored submissions (../submissions/store.ts). */
 export interface SubmissionFacts {

@@ -1,7 +1,7 @@
 import type { Core } from '../../app.js';
-import { childrenOf, getRow, rowsOf, type Snapshot } from '../../snapshot/snapshot.js';
-import type { Plan } from '../../../controller/plan/types.js';
-import { planCreate, planCreateAll, planDelete, planUpdate } from '../../../controller/plan/delta.js';
+import { childrenOf, getRow, rowsOf, type Snapshot } from '../../../core/snapshot/snapshot.js';
+import type { Plan } from '../../../core/plan/types.js';
+import { planCreate, planCreateAll, planDelete, planUpdate } from '../../../core/plan/delta.js';
 import { ACTION_KIND, FORM_KIND, type FormActionRow, type FormRow } from './rows.js';
 import type { FormSchema } from './schema-fields.js';
 import type { FormSettings } from './settings.js';
@@ -13,7 +13,7 @@ export type FormCore = Pick<Core, 'holder' | 'apply' | 'apiRevision' | 'newId'>;
 /**
  * Forms and their actions as rows. Reads come from the current Snapshot; every write is one plan
  * through `core.apply` (DESIGN decision 1), so a write to a git-owned form is refused with 409
- * naming its file (controller/plan/delta.ts). Rows of other workspaces are never returned.
+ * naming its file (core/plan/delta.ts). Rows of other workspaces are never returned.
  * No validation here: callers pass checked values (./service.ts).
  */
 export class FormStore {

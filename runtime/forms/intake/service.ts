@@ -1,6 +1,6 @@
 import type { Config } from '../../config/types.js';
 import { forbidden, GslbError, notFound } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventBus } from '../../../core/events/bus.js';
 import { conditionsMatch } from '../forms/conditions.js';
 import { planOf, type WorkspacePlan } from '../forms/plans.js';
 import type { FormActionRow, FormRow } from '../forms/rows.js';

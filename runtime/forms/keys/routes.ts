@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEFAULT_TENANT } from '../../model/types.js';
+import { DEFAULT_TENANT } from '../../../core/model/types.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { apiRef, errorResponses, idParams, noContent } from '../../api/schemas.js';
 import type { FormKeyStore } from './store.js';

@@ -1,10 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RowWriter } from '../../app.js';
 import type { Db } from '../../store/db.js';
-import { planCreate, planDelete } from '../../../controller/plan/delta.js';
+import { planCreate, planDelete } from '../../../core/plan/delta.js';
 import { badRequest, conflict } from '../../errors.js';
-import { getRow, rowsOf, type Snapshot } from '../../snapshot/snapshot.js';
-import { tableIndex } from '../../snapshot/table-index.js';
+import { getRow, rowsOf, type Snapshot } from '../../../core/snapshot/snapshot.js';
+import { tableIndex } from '../../../core/snapshot/table-index.js';
 import { FORM_SCOPES, type FormCaller, type FormKeyRow, type FormScope } from './types.js';
 
 /** A form key as listed: never the secret, never its hash. Times in Unix seconds. */

@@ -1,4 +1,4 @@
-import type { GenericRow } from '../../model/types.js';
+import type { GenericRow } from '../../../core/model/types.js';
 
 /** What a form-service API key may do (forms-api.md §5). */
 export const FORM_SCOPES = ['forms:read', 'forms:write', 'submissions:read'] as const;

@@ -1,5 +1,5 @@
-import type { ApplyHook } from '../../../controller/apply/hooks.js';
-import type { Plan } from '../../../controller/plan/types.js';
+import type { ApplyHook } from '../../../core/apply/hooks.js';
+import type { Plan } from '../../../core/plan/types.js';
 import { ACTION_KIND, FORM_KIND } from '../forms/rows.js';
 import type { Outbox } from '../deliveries/outbox.js';
 import type { FileVault } from './files.js';

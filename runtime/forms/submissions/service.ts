@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventBus } from '../../../core/events/bus.js';
 import type { FormRow } from '../forms/rows.js';
 import type { Page } from '../public/list.js';
 import { SUBMISSION_SORTS, type SubmissionQuery, type SubmissionSort, type SubmissionStore } from './store.js';

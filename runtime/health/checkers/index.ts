@@ -1,12 +1,12 @@
 import type { Logger } from '../../log/logger.js';
-import type { HealthCheckType } from '../../model/types.js';
+import type { HealthCheckType } from '../../../core/model/types.js';
 import type { Checker } from '../types.js';
 import { tcpChecker } from './tcp.js';
 import { NativeTcpChecker, nativeSynChecker, nativeTcpChecker, TCP_PROBE_ENV } from './tcp-native.js';
 import { httpChecker } from './http.js';
 import { createIcmpChecker } from './icmp.js';
 import { createScriptChecker } from './script.js';
-import type { ScriptPolicy } from '../../model/script-policy.js';
+import type { ScriptPolicy } from '../../../core/model/script-policy.js';
 import { webhookChecker } from './webhook.js';
 
 /** One checker per check type (gslb-api.md "Health check types"). `http` covers HTTPS (`tls`). */

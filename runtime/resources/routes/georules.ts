@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { GeoRuleRow } from '../../model/types.js';
-import { toApi } from '../../model/public.js';
-import { geoRuleFields } from '../../model/normalize.js';
-import { planCreate, planDelete } from '../../../controller/plan/delta.js';
-import { getRow } from '../../snapshot/snapshot.js';
+import type { GeoRuleRow } from '../../../core/model/types.js';
+import { toApi } from '../../../core/model/public.js';
+import { geoRuleFields } from '../../../core/model/normalize.js';
+import { planCreate, planDelete } from '../../../core/plan/delta.js';
+import { getRow } from '../../../core/snapshot/snapshot.js';
 import { requireRow } from '../../tenancy/visibility.js';
 import { findPool, findWritablePool, geoRulesOf } from '../pool-rows.js';
 import { write } from '../write.js';

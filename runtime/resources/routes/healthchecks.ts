@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { HealthCheckFields, HealthCheckRow, PoolRow } from '../../model/types.js';
+import type { HealthCheckFields, HealthCheckRow, PoolRow } from '../../../core/model/types.js';
 import type { Principal } from '../../auth/principal.js';
-import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../model/script-policy.js';
-import { toApi } from '../../model/public.js';
-import { healthCheckFields } from '../../model/normalize.js';
-import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { getRow } from '../../snapshot/snapshot.js';
+import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../../core/model/script-policy.js';
+import { toApi } from '../../../core/model/public.js';
+import { healthCheckFields } from '../../../core/model/normalize.js';
+import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
+import { getRow } from '../../../core/snapshot/snapshot.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { findPool, healthCheckOf } from '../pool-rows.js';
 import { write } from '../write.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { MemberRow } from '../../model/types.js';
-import { toApi } from '../../model/public.js';
-import { memberCreateFields, memberUpdateFields } from '../../model/normalize.js';
-import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { getRow } from '../../snapshot/snapshot.js';
+import type { MemberRow } from '../../../core/model/types.js';
+import { toApi } from '../../../core/model/public.js';
+import { memberCreateFields, memberUpdateFields } from '../../../core/model/normalize.js';
+import { planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
+import { getRow } from '../../../core/snapshot/snapshot.js';
 import { conflict } from '../../errors.js';
 import { findMember, findPool, findWritableMember, findWritablePool, membersOf } from '../pool-rows.js';
 import { write } from '../write.js';

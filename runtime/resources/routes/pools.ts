@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { PoolRow } from '../../model/types.js';
-import { toApi } from '../../model/public.js';
-import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { getRow } from '../../snapshot/snapshot.js';
+import type { PoolRow } from '../../../core/model/types.js';
+import { toApi } from '../../../core/model/public.js';
+import { planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
+import { getRow } from '../../../core/snapshot/snapshot.js';
 import { tenantFor } from '../../tenancy/visibility.js';
 import { findPool, findWritablePool, visiblePools } from '../pool-rows.js';
 import { write } from '../write.js';

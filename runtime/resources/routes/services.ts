@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Core } from '../../app.js';
-import type { ServiceRow } from '../../model/types.js';
-import { toApi } from '../../model/public.js';
-import { serviceFields } from '../../model/normalize.js';
-import { planCreate, planDelete, planUpdate } from '../../../controller/plan/delta.js';
-import { getRow, rowsOf } from '../../snapshot/snapshot.js';
+import type { ServiceRow } from '../../../core/model/types.js';
+import { toApi } from '../../../core/model/public.js';
+import { serviceFields } from '../../../core/model/normalize.js';
+import { planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
+import { getRow, rowsOf } from '../../../core/snapshot/snapshot.js';
 import { badRequest } from '../../errors.js';
 import { checkNameClaim, nameRefusalError, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor, visibleTo } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
 import { foreignRedirectClaims } from '../../redirect/ownership.js';
-import { STATIC_POOL_ID, staticPoolOf } from '../../model/static-pool.js';
+import { STATIC_POOL_ID, staticPoolOf } from '../../../core/model/static-pool.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { ServiceBody } from './types.js';
 

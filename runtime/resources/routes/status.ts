@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
-import type { MemberRow } from '../../model/types.js';
+import type { MemberRow } from '../../../core/model/types.js';
 import { findMember, findPool, membersOf } from '../pool-rows.js';
 import { apiRef, errorResponses, idParams, type IdParams } from '../../api/schemas.js';
 

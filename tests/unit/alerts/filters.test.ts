@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { eventTenant, targetAccepts } from '../../../runtime/alerts/filters.js';
 import type { AlertEvent } from '../../../runtime/alerts/events.js';
 import { alertTargetFields, alertTargetProblems, type AlertTargetInput, type AlertTargetRow } from '../../../runtime/alerts/target-row.js';
-import type { Row } from '../../../runtime/model/types.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import type { Row } from '../../../core/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 
 const meta = (id: string, tenantId: string) => ({ id, origin: 'api' as const, revision: 'r', tenantId });
 const rows: Row[] = [

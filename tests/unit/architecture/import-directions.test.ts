@@ -6,14 +6,14 @@ import { featureOf, importGraph, reachable, roleOf, type Edge } from './import-g
 
 // The rules of docs/architecture.md "Folders and import directions", checked on the real tree.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const graph = importGraph(ROOT, ['runtime', 'controller']);
+const graph = importGraph(ROOT, ['core', 'gitops', 'cli', 'runtime']);
 const edges: Edge[] = [...graph.values()].flat();
 const local = (e: Edge) => graph.has(e.to);
 const show = (list: Edge[]) => list.map((e) => `${e.from} → ${e.to}`).join('\n');
 
 test('the import graph is read: every feature folder has modules and imports', () => {
   assert.ok(graph.size > 150, `only ${graph.size} modules found`);
-  for (const f of ['runtime/dns/part.ts', 'runtime/dns/routes.ts', 'runtime/api/server.ts', 'controller/part.ts']) assert.ok(graph.has(f), f);
+  for (const f of ['runtime/dns/part.ts', 'runtime/dns/routes.ts', 'runtime/api/server.ts', 'gitops/part.ts']) assert.ok(graph.has(f), f);
   assert.ok(edges.some((e) => e.from === 'runtime/dns/routes.ts' && e.to === 'runtime/dns/answer.ts'));
   assert.ok(edges.some((e) => e.to === 'fastify'), 'package imports are recorded');
 });
@@ -43,7 +43,7 @@ test('a part wires its own feature: no part imports another feature\'s part or r
 test('the DNS answer path reaches neither the REST layer, fastify nor git', () => {
   const dns = [...graph.keys()].filter((f) => f.startsWith('runtime/dns/') && !['runtime/dns/part.ts', 'runtime/dns/routes.ts'].includes(f));
   assert.ok(dns.includes('runtime/dns/answer.ts') && dns.includes('runtime/dns/server.ts'));
-  const banned = (m: string) => m.startsWith('runtime/api/') || m === 'fastify' || m.startsWith('@fastify/') || m === 'isomorphic-git' || m.startsWith('controller/source/');
+  const banned = (m: string) => m.startsWith('runtime/api/') || m === 'fastify' || m.startsWith('@fastify/') || m === 'isomorphic-git' || m.startsWith('gitops/source/');
   const found: string[] = [];
   for (const f of dns) {
     for (const [m, via] of reachable(graph, f)) if (banned(m)) found.push(via.join(' → '));
@@ -57,7 +57,7 @@ test('the checks above fail on a violating edge', () => {
   assert.equal(roleOf('runtime/auth/routes/users.ts'), 'routes');
   assert.equal(roleOf('runtime/api/server.ts'), 'api');
   assert.equal(roleOf('runtime/dns/part.ts'), 'wiring');
-  assert.equal(featureOf('controller/plan/plan.ts'), 'controller');
+  assert.equal(featureOf('core/plan/plan.ts'), 'core/plan');
   const g = new Map<string, Edge[]>([
     ['runtime/dns/answer.ts', [{ from: 'runtime/dns/answer.ts', to: 'runtime/x.ts', typeOnly: true }]],
     ['runtime/x.ts', [{ from: 'runtime/x.ts', to: 'fastify', typeOnly: false }]],

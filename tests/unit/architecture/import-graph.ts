@@ -18,10 +18,10 @@ export function roleOf(file: string): Role {
   return 'logic';
 }
 
-/** The feature folder a module belongs to (`runtime/dns`, `controller`), or the file for top-level ones. */
+/** The feature folder a module belongs to (`runtime/dns`, `gitops`), or the file for top-level ones. */
 export function featureOf(file: string): string {
   const parts = file.split('/');
-  if (parts[0] === 'controller') return 'controller';
+  if (parts[0] === 'gitops' || parts[0] === 'cli') return parts[0];
   return parts.length > 2 ? `${parts[0]}/${parts[1]}` : file;
 }
 

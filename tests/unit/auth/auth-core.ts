@@ -1,9 +1,9 @@
 import { openDatabase, type Db } from '../../../runtime/store/db.js';
-import { ResourceStore } from '../../../runtime/store/resources.js';
-import { EventBus } from '../../../runtime/events/bus.js';
-import { SnapshotHolder, applyPlan } from '../../../controller/apply/apply.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { Plan } from '../../../controller/plan/types.js';
+import { ResourceStore } from '../../../core/store/resources.js';
+import { EventBus } from '../../../core/events/bus.js';
+import { SnapshotHolder, applyPlan } from '../../../core/apply/apply.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { Plan } from '../../../core/plan/types.js';
 import type { RowWriter } from '../../../runtime/app.js';
 
 /** The slice of the core the auth stores use, over a database whose rows are loaded as at start. */

@@ -7,10 +7,10 @@ import { SessionService } from '../../../runtime/auth/sessions.js';
 import { MemorySessionStore } from '../../../runtime/auth/stores.js';
 import { migrate } from '../../../runtime/store/db.js';
 import { MIGRATIONS } from '../../../runtime/store/migrations/index.js';
-import { rebasePlan } from '../../../controller/plan/rebase.js';
-import { planToJson, renderPlanText, REDACTED } from '../../../controller/render/plan.js';
-import { planEvents } from '../../../controller/apply/events.js';
-import { getRow } from '../../../runtime/snapshot/snapshot.js';
+import { rebasePlan } from '../../../core/plan/rebase.js';
+import { planToJson, renderPlanText, REDACTED } from '../../../core/plan/render.js';
+import { planEvents } from '../../../core/apply/events.js';
+import { getRow } from '../../../core/snapshot/snapshot.js';
 import { authCore, type TestAuthCore } from './auth-core.js';
 
 const HASH = '$2b$10$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { MemberRow, PoolRow, Row } from '../../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { MemberRow, PoolRow, Row } from '../../../core/model/types.js';
 import { desiredPrefixes, evaluatePools, type PoolPrefixes } from '../../../runtime/bgp/announce.js';
 
 const meta = { origin: 'api' as const, revision: 'r1', tenantId: 'default' };

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfigObject } from '../../../runtime/config/load.js';
-import { emptySnapshot, nextSnapshot, type RowMutation, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { GeoRuleRow, MemberRow, PoolRow, Row, ServiceRow } from '../../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot, type RowMutation, type Snapshot } from '../../../core/snapshot/snapshot.js';
+import type { GeoRuleRow, MemberRow, PoolRow, Row, ServiceRow } from '../../../core/model/types.js';
 import type { TxtRecordRow } from '../../../runtime/txt/record.js';
 import { NameMatch, buildZoneIndex, lookupName, type NameIndex, type ZoneIndex } from '../../../runtime/dns/zone-index.js';
 import { IndexImageWriter, NAME_SHARDS, shardOf, type IndexImage } from '../../../runtime/dns/index-image.js';

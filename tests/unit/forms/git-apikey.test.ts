@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { loadManifests } from '../../../controller/load/index.js';
-import { sortProblems, validateManifests } from '../../../controller/validate/validate.js';
-import { planChanges } from '../../../controller/plan/plan.js';
-import { emptySnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { loadManifests } from '../../../gitops/load/index.js';
+import { sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
+import { planChanges } from '../../../core/plan/plan.js';
+import { emptySnapshot } from '../../../core/snapshot/snapshot.js';
 
 const HASH = createHash('sha256').update('gslbf_example').digest('hex');
 const key = (name: string, spec: string) => `apiVersion: gslb/v1\nkind: ApiKey\nmetadata:\n  name: ${name}\nspec:\n${spec}`;

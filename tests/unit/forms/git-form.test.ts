@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadManifests } from '../../../controller/load/index.js';
-import { fieldPath } from '../../../controller/load/form.js';
-import { sortProblems, validateManifests } from '../../../controller/validate/validate.js';
-import { planChanges } from '../../../controller/plan/plan.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { loadManifests } from '../../../gitops/load/index.js';
+import { fieldPath } from '../../../gitops/load/form.js';
+import { sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
+import { planChanges } from '../../../core/plan/plan.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import { DEFAULT_SETTINGS } from '../../../runtime/forms/forms/settings.js';
 
 const form = (name: string, spec: string) => `apiVersion: gslb/v1\nkind: Form\nmetadata:\n  name: ${name}\nspec:\n${spec}`;

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HealthMonitor } from '../../../runtime/health/monitor.js';
 import { HealthView, type HealthEntry } from '../../../runtime/health/view.js';
-import { EventBus } from '../../../runtime/events/bus.js';
-import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
+import { EventBus } from '../../../core/events/bus.js';
+import { HEALTHCHECK_DEFAULTS } from '../../../core/model/normalize.js';
 import type { CheckTarget } from '../../../runtime/health/types.js';
 import type { ProbeRecord } from '../../../runtime/health/scheduler.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HealthScheduler, SLOT_MS, type ProbeRecord } from '../../../runtime/health/scheduler.js';
 import type { CheckerSet } from '../../../runtime/health/checkers/index.js';
 import type { Checker, CheckResult, CheckTarget, ProbeFinish } from '../../../runtime/health/types.js';
-import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
+import { HEALTHCHECK_DEFAULTS } from '../../../core/model/normalize.js';
 import { checkKeyOf } from '../../../runtime/health/targets.js';
 import { FakeTimers } from './fake-timers.js';
 

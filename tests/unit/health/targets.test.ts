@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import { desiredTargets } from '../../../runtime/health/targets.js';
-import { staticCheckFields } from '../../../runtime/model/static-pool.js';
-import { HEALTHCHECK_DEFAULTS } from '../../../runtime/model/normalize.js';
+import { staticCheckFields } from '../../../core/model/static-pool.js';
+import { HEALTHCHECK_DEFAULTS } from '../../../core/model/normalize.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
-import type { Row } from '../../../runtime/model/types.js';
+import type { Row } from '../../../core/model/types.js';
 
 const meta = { origin: 'api' as const, revision: 'r', tenantId: 'default' };
 const pool = (id: string): Row => ({ kind: 'pool', id, name: id, ...meta });

@@ -2,16 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import { isRedirectHost } from '../../../runtime/config/text-rules.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { ServiceRow } from '../../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { ServiceRow } from '../../../core/model/types.js';
 import { nameRules } from '../../../runtime/tenancy/names.js';
 import { answerRedirect } from '../../../runtime/redirect/answer.js';
 import { buildRedirectIndex, lookupRedirect, redirectIndexOf, requestHost } from '../../../runtime/redirect/host-index.js';
 import { checkRedirectHost } from '../../../runtime/redirect/ownership.js';
 import { redirectFields, redirectProblems, type RedirectRow } from '../../../runtime/redirect/rules.js';
-import { loadManifests } from '../../../controller/load/index.js';
-import { checkAgainstActual, validateManifests } from '../../../controller/validate/validate.js';
-import { validationEnv } from '../../../controller/validate/names.js';
+import { loadManifests } from '../../../gitops/load/index.js';
+import { checkAgainstActual, validateManifests } from '../../../gitops/validate/validate.js';
+import { validationEnv } from '../../../gitops/validate/names.js';
 
 const cfg = validateConfigObject({
   dns: { domain: 'example.test' },

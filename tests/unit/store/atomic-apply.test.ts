@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyPlan } from '../../../controller/apply/apply.js';
-import { planChanges } from '../../../controller/plan/plan.js';
-import { childrenOf, rowsOf } from '../../../runtime/snapshot/snapshot.js';
+import { applyPlan } from '../../../core/apply/apply.js';
+import { planChanges } from '../../../core/plan/plan.js';
+import { childrenOf, rowsOf } from '../../../core/snapshot/snapshot.js';
 import { GslbError } from '../../../runtime/errors.js';
 import { desiredPools, memoryStore } from '../../helpers/apply-fixtures.js';
 
@@ -22,7 +22,7 @@ test('a reader never observes half of a multi-row change', async () => {
     while (!stop) {
       const s = holder.current;
       const weights = new Set<number>();
-      for (const m of rowsOf<{ weight: number } & import('../../../runtime/model/types.js').Row>(s, 'member').values()) weights.add(m.weight);
+      for (const m of rowsOf<{ weight: number } & import('../../../core/model/types.js').Row>(s, 'member').values()) weights.add(m.weight);
       assert.equal(weights.size, 1, `snapshot ${s.version} mixes weights ${[...weights]}`);
       for (const p of rowsOf(s, 'pool').values()) assert.equal(childrenOf(s, p.id, 'member').length, 10);
       samples++;

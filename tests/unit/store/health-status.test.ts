@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../../../runtime/store/db.js';
 import { HealthStatusStore } from '../../../runtime/store/health-status.js';
 
-// runtime/store/health-status.ts: the writes of one event-loop turn commit together at its end.
+// core/store/health-status.ts: the writes of one event-loop turn commit together at its end.
 
 const entry = (healthy: boolean, lastChecked: number) => ({ healthy, score: healthy ? 1 : 0, lastChecked, rttMs: 2, node: 'n1' });
 

@@ -1,18 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rowsSeqOf } from '../../../runtime/store/resources.js';
-import { applyPlan } from '../../../controller/apply/apply.js';
-import { applyPlanSliced } from '../../../controller/apply/apply-sliced.js';
-import { ApplyHooks } from '../../../controller/apply/hooks.js';
-import { WriteGate } from '../../../controller/apply/gate.js';
-import { planChanges } from '../../../controller/plan/plan.js';
-import { planCreate } from '../../../controller/plan/delta.js';
-import { childrenOf, rowsOf, type Snapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { Row } from '../../../runtime/model/types.js';
+import { rowsSeqOf } from '../../../core/store/resources.js';
+import { applyPlan } from '../../../core/apply/apply.js';
+import { applyPlanSliced } from '../../../core/apply/apply-sliced.js';
+import { ApplyHooks } from '../../../core/apply/hooks.js';
+import { WriteGate } from '../../../core/apply/gate.js';
+import { planChanges } from '../../../core/plan/plan.js';
+import { planCreate } from '../../../core/plan/delta.js';
+import { childrenOf, rowsOf, type Snapshot } from '../../../core/snapshot/snapshot.js';
+import type { Row } from '../../../core/model/types.js';
 import { GslbError } from '../../../runtime/errors.js';
 import { desiredPools, memoryStore } from '../../helpers/apply-fixtures.js';
 
-// controller/apply/apply-sliced.ts: a large plan applied in slices between turns of the event
+// core/apply/apply-sliced.ts: a large plan applied in slices between turns of the event
 // loop must end exactly as `applyPlan` would, and nothing may see or slip into the middle of it.
 
 function setup() {

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfigObject } from '../../../runtime/config/load.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { ServiceRow } from '../../../runtime/model/types.js';
-import { loadManifests } from '../../../controller/load/index.js';
-import { checkAgainstActual, validateManifests } from '../../../controller/validate/validate.js';
-import { validationEnv } from '../../../controller/validate/names.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { ServiceRow } from '../../../core/model/types.js';
+import { loadManifests } from '../../../gitops/load/index.js';
+import { checkAgainstActual, validateManifests } from '../../../gitops/validate/validate.js';
+import { validationEnv } from '../../../gitops/validate/names.js';
 
 // Git rows belong to the default tenant: a Service whose domain is delegated to another tenant is a
 // validation problem at its file and line, and (first come) so is a name at, under or above another

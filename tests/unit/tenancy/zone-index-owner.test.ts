@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfigObject } from '../../../runtime/config/load.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { ServiceRow } from '../../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { ServiceRow } from '../../../core/model/types.js';
 import { NameMatch, buildZoneIndex, lookupName } from '../../../runtime/dns/zone-index.js';
 
 const geo = { city: undefined, asn: undefined, endpointLocations: {} };

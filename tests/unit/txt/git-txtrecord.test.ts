@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadManifests } from '../../../controller/load/index.js';
-import { checkAgainstActual, sortProblems, validateManifests } from '../../../controller/validate/validate.js';
+import { loadManifests } from '../../../gitops/load/index.js';
+import { checkAgainstActual, sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
 import { nameRules } from '../../../runtime/tenancy/names.js';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
-import type { ValidationEnv } from '../../../controller/load/kinds.js';
-import type { Row } from '../../../runtime/model/types.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
+import type { ValidationEnv } from '../../../gitops/load/kinds.js';
+import type { Row } from '../../../core/model/types.js';
 
 const txt = (name: string, spec: string) => `apiVersion: gslb/v1\nkind: TxtRecord\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
 

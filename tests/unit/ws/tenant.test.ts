@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptySnapshot, nextSnapshot } from '../../../runtime/snapshot/snapshot.js';
+import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import { messageTenant } from '../../../runtime/ws/tenant.js';
-import type { Row } from '../../../runtime/model/types.js';
+import type { Row } from '../../../core/model/types.js';
 
 const s = nextSnapshot(emptySnapshot(), [
   { op: 'put', row: { kind: 'pool', id: 'p1', name: 'a', origin: 'api', revision: 'r', tenantId: 't1' } as Row },

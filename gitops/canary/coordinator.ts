@@ -1,0 +1,80 @@
+import type { Logger } from '../../runtime/log/logger.js';
+import { decisionKey, type CanaryDecision, type DecisionMsg } from './msg.js';
+import type { CanaryStore } from './store.js';
+import type { CanaryWatch } from './watch.js';
+import type { GitLeader } from '../../runtime/cluster/lease.js';
+import type { ClusterMetrics } from '../../runtime/cluster/metrics.js';
+import type { ClusterNames } from '../../runtime/cluster/names.js';
+import type { NatsLink } from '../../runtime/cluster/nats-link.js';
+
+/** Publishes canary decisions; `decide` runs on a timer, `supersede` when the controller asks. */
+export interface CanaryCoordinator {
+  /**
+   * Publishes an abort of a baking revision because a newer head replaces it. Resolves true when
+   * the abort was published now, false when this node had already published a decision for it
+   * (then that decision stands). Errors: the publish failed.
+   */
+  supersede(revision: string, by: string): Promise<boolean>;
+  stop(): void;
+}
+
+/**
+ * The canary coordinator (docs/gitops.md "Canary apply"): every `tickMs`, on the node that holds
+ * the git leader lease only, judges the baking canary revision from the canary nodes' reports
+ * (CanaryWatch) and publishes `promote` or `abort` on the config stream, with the decision key as
+ * message id (a re-publish inside the duplicate window is dropped). Its state is the stream and the
+ * heartbeats, so a new lease holder carries on a bake its predecessor started. One decision per
+ * revision from this node; if two nodes publish different ones (the lease moved in between), the
+ * first in stream order wins on every node. Counts `gslbd_gitops_canary_total{result}` for each
+ * decision the stream accepted. Never throws from the timer.
+ */
+export function startCanaryCoordinator(deps: {
+  link: NatsLink; names: ClusterNames; lease: GitLeader; store: CanaryStore; watch: CanaryWatch; metrics: ClusterMetrics; log: Logger; tickMs: number;
+}): CanaryCoordinator {
+  const { link, names, store, watch, metrics, log } = deps;
+  const enc = new TextEncoder();
+  const sent = new Set<string>();
+  let busy = false;
+
+  /** Publishes a decision; false when one for the revision was published by this node before. */
+  const publish = async (d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<boolean> => {
+    if (sent.has(d.revision)) return false;
+    if (!link.up || !link.js) throw new Error('not connected to NATS');
+    const msg: DecisionMsg = { decision: d, node: names.node, at: d.at };
+    const ack = await link.js.publish(names.configSubject, enc.encode(JSON.stringify(msg)), { msgID: decisionKey(d) });
+    sent.add(d.revision);
+    metrics.published.inc({ type: 'config' });
+    if (!ack.duplicate) metrics.canary.inc({ result });
+    log[d.verdict === 'promote' ? 'info' : 'warn']({ revision: d.revision, verdict: d.verdict, reason: d.reason, seq: ack.seq }, `canary ${result}`);
+    return true;
+  };
+
+  const tick = async () => {
+    if (busy || !deps.lease.holds() || !link.up) return;
+    const rec = store.baking();
+    // one canary bakes at a time: what was sent for a revision no longer baking is not needed
+    for (const r of sent) if (r !== rec?.revision) sent.delete(r);
+    if (!rec || sent.has(rec.revision)) return;
+    const j = watch.judge(rec);
+    if (j.verdict === 'wait') return;
+    busy = true;
+    try {
+      await publish({ revision: rec.revision, verdict: j.verdict, reason: j.reason, node: names.node, at: Date.now(), verdicts: j.nodes }, j.verdict === 'promote' ? 'promoted' : 'aborted');
+    } catch (err) {
+      log.warn({ err, revision: rec.revision }, 'canary decision not published; retrying');
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), deps.tickMs);
+  timer.unref();
+
+  return {
+    async supersede(revision, by) {
+      const rec = store.get(revision);
+      const verdicts = rec ? watch.judge(rec).nodes : [];
+      return publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
+    },
+    stop: () => clearInterval(timer),
+  };
+}
