@@ -44,7 +44,7 @@ export interface ApplyOptions {
    */
   meta?: Record<string, unknown>;
   /**
-   * the plan arrived through the cluster config stream (gitops/canary/consumer.ts): it is
+   * the plan arrived through the cluster config stream (runtime/cluster/consumer.ts): it is
    * applied like any other, and hooks use the flag not to publish it again
    */
   fromStream?: boolean;

@@ -38,7 +38,7 @@ const CHANGES_PER_STEP = 1000;
 
 /**
  * `rebasePlan` as steps: yields after every CHANGES_PER_STEP changes and returns the plan, so a
- * large plan from the stream is rebased in slices (gitops/canary/config-apply.ts; the caller
+ * large plan from the stream is rebased in slices (runtime/cluster/config-apply.ts; the caller
  * holds the write gate, so `snap` stays the current snapshot meanwhile).
  */
 export function* rebasePlanSteps(plan: Plan, snap: Snapshot): Generator<void, Plan, void> {

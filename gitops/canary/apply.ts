@@ -24,7 +24,7 @@ const emptyPlan = (revision: string, baseVersion: number): Plan => ({
 });
 
 /**
- * Runs one gate step (canary-gate.ts) and returns whether it went through (docs/cluster.md
+ * Runs one gate step (gitops/canary/gate.ts) and returns whether it went through (docs/cluster.md
  * "Canary plans in the stream"). Every step that records a sequence writes its ledger row and its
  * canary bookkeeping in one SQLite transaction through `core.apply` (the one write path), so a node
  * killed at any point resumes exactly at the next message. `hold` records nothing in the ledger.
@@ -60,7 +60,7 @@ export async function runGateStep(deps: GateStepDeps, step: GateStep): Promise<C
 
 /**
  * Records a decision. The first decision of a baking revision settles it; on a canary node that
- * applied an aborted revision, the undo plan (canary-undo.ts) is applied in the same transaction,
+ * applied an aborted revision, the undo plan (gitops/canary/undo.ts) is applied in the same transaction,
  * recorded as the revision the canary returned to. A later decision for a settled revision is
  * recorded and changes nothing (the first one in stream order wins on every node). Emits
  * `gitops_canary` on the bus once the first decision is recorded.

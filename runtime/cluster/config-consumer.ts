@@ -33,7 +33,7 @@ export interface ConfigConsumer {
  * The config-stream consumer: an ordered consumer from the last applied sequence + 1 (no durable
  * consumer needed: the ledger is the position). Messages that are neither plans nor canary
  * decisions are skipped by every node alike; each other message passes the canary gate
- * (canary-gate.ts), which applies it, holds it behind a canary plan, or releases what it held;
+ * (gitops/canary/gate.ts), which applies it, holds it behind a canary plan, or releases what it held;
  * a step that cannot be run within `applyTimeoutMs` stops the consumer, which retries from the
  * same sequence after a pause (never skips). A reference message (a plan too large for one
  * message, docs/cluster.md "Large plans") is replaced by the plan it names, fetched from the object

@@ -21,7 +21,7 @@ export type { ConfigMsg } from './config-msg.js';
  *   sequence + 1, each plan rebased on the local rows and committed with its ledger row, so a node
  *   killed at any point resumes exactly where it stopped; a plan that cannot be applied within
  *   `applyTimeout` is retried from the same sequence (never skipped). Canary plans and decisions
- *   pass its canary gate (canary-gate.ts): applied at once on canary nodes, held on the others.
+ *   pass its canary gate (gitops/canary/gate.ts): applied at once on canary nodes, held on the others.
  * After each (re)connection the stream is created when absent, the consumer restarts and the
  * outbox is flushed.
  */

@@ -58,7 +58,7 @@ const DECLARED: { op: string; part: 'body' | 'path' | 'query'; type: string; fil
   { op: 'createGeoRule', part: 'body', type: 'GeoRuleBody', file: 'runtime/resources/routes/types.ts' },
   { op: 'simulateQuery', part: 'body', type: 'SimulateBody', file: 'runtime/dns/route-types.ts' },
   { op: 'openLiveFeed', part: 'query', type: 'WsQuery', file: 'runtime/ws/route-types.ts' },
-  { op: 'getClusterHealth', part: 'query', type: 'ClusterHealthQuery', file: 'gitops/canary/route-types.ts' },
+  { op: 'getClusterHealth', part: 'query', type: 'ClusterHealthQuery', file: 'runtime/cluster/route-types.ts' },
   { op: 'setDemoBackend', part: 'path', type: 'DemoBackendParams', file: 'runtime/demo/route-types.ts' },
   { op: 'setupFirstUser', part: 'body', type: 'SetupBody', file: 'runtime/auth/routes/types.ts' },
   { op: 'login', part: 'body', type: 'LoginBody', file: 'runtime/auth/routes/types.ts' },
