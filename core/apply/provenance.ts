@@ -1,6 +1,6 @@
 import type { Db } from '../../runtime/store/db.js';
 import type { Origin } from '../model/types.js';
-import { txtRdata } from '../../runtime/txt/record.js';
+import { txtRdata } from '../../runtime/net/character-strings.js';
 import type { Plan } from '../plan/types.js';
 
 /**
