@@ -2,7 +2,7 @@ import { DEFAULT_CONFIG_PATH, loadConfig } from '../runtime/config/load.js';
 import type { Config } from '../runtime/config/types.js';
 import { ValidationError } from '../runtime/errors.js';
 import { DNSKEY_TTL } from '../runtime/dns/dnssec-answer.js';
-import { dsRdata, loadDnssecKeys, type DnssecKey } from '../runtime/dns/dnssec-keys.js';
+import { dsRdata, loadDnssecKeys, type DnssecKey } from '../runtime/crypto/dnssec-keys.js';
 import { toFqdn } from '../runtime/tenancy/names.js';
 import { COMMANDS, output } from './commands.js';
 import { inputError } from './exit-codes.js';

@@ -1,5 +1,5 @@
 import type { MailPort } from '../mail/port.js';
-import type { MailTemplates } from '../mail/templates.js';
+import type { MailTemplates } from '../mail/port.js';
 import type { HttpClient } from '../net/http-client.js';
 import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import type { AlertEvent } from './events.js';

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf, authenticate, type Authenticator } from '../auth/authenticate.js';
-import { principalAllows, type Principal } from '../auth/principal.js';
-import type { Permission } from '../auth/permissions.js';
+import { actorOf, authenticate, principalAllows, type Authenticator, type Permission, type Principal } from '../auth/port.js';
 import { forbidden, unauthorized } from '../errors.js';
 
 declare module 'fastify' {

@@ -9,8 +9,7 @@ import { indexRouteMethods } from './methods.js';
 import { badRequest } from '../errors.js';
 import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
-import { systemKeyAuthenticator, type Authenticator } from '../auth/authenticate.js';
-import { collectRoutes, type RouteAccess } from '../auth/route-registry.js';
+import { collectRoutes, systemKeyAuthenticator, type Authenticator, type RouteAccess } from '../auth/port.js';
 import { apiSchemas, componentName, PARAM_MAX_LENGTH, publicErrorResponses, resourceSchema } from './schemas.js';
 import { finishDocument } from './openapi-document.js';
 

@@ -1,5 +1,5 @@
 import { PARTS } from '../parts.js';
-import { REAL_TIMERS } from '../health/scheduler.js';
+import { REAL_TIMERS } from '../timers.js';
 import { logListening } from '../log/listening.js';
 import { Announcer } from './announcer.js';
 import { BgpSpeaker } from './speaker.js';

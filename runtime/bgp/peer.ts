@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { Timers } from '../health/scheduler.js';
+import type { Timers } from '../timers.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CeaseSub } from './errors.js';
 import { Session, type SessionConfig, type SessionEnd, type SessionState } from './session.js';

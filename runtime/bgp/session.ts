@@ -1,4 +1,4 @@
-import type { Timers } from '../health/scheduler.js';
+import type { Timers } from '../timers.js';
 import { BgpProtocolError, CeaseSub, describeNotification, ErrCode, FsmSub, OpenSub } from './errors.js';
 import { decodeNotification, encodeKeepalive, encodeNotification, FrameReader, MsgType, type RawMessage } from './header.js';
 import { decodeOpen, encodeOpen, peerAsOf, type OpenMessage } from './open.js';

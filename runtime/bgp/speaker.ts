@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../log/logger.js';
-import type { Timers } from '../health/scheduler.js';
+import type { Timers } from '../timers.js';
 import { BgpPeer, LINGER_MS, plainAddress, type PeerConfig } from './peer.js';
 import { CeaseSub, ErrCode } from './errors.js';
 import { encodeNotification } from './header.js';

@@ -7,7 +7,7 @@ import { describeSchemaError, formatValue, type Problem } from './problem.js';
 import { checkConfigSemantics } from './semantic.js';
 import { expandHomePaths } from './home-paths.js';
 import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
-import { loadDnssecKeys } from '../dns/dnssec-keys.js';
+import { loadDnssecKeys } from '../crypto/dnssec-keys.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 import { loadSchema } from '../paths.js';

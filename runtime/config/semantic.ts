@@ -3,8 +3,8 @@ import { parseDuration, parseMicros } from './duration.js';
 import { toFqdn } from '../tenancy/names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
 import { scriptPolicyOf, scriptRefusal } from '../../core/model/script-policy.js';
-import { isBase64Secret } from '../dns/tsig.js';
-import { parseNotifyAddress } from '../dns/notify-target.js';
+import { isBase64Secret } from '../crypto/base64.js';
+import { parseNotifyAddress } from '../net/notify-address.js';
 import { checkBgpRules } from './bgp-rules.js';
 
 /** The rule an IP map key breaks, or undefined when it is an IP literal without a scope id. */

@@ -1,4 +1,4 @@
-import type { DnssecKey } from './dnssec-keys.js';
+import type { DnssecKey } from '../crypto/dnssec-keys.js';
 import { RrsetSigner, type SignerOptions } from './dnssec-signer.js';
 import { DNSSEC_TYPE, canonicalName, compactNsecRdata, wireLabels } from './dnssec-wire.js';
 import type { ServicePlan } from './service-plan.js';

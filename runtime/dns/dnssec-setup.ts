@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { parseDuration } from '../config/duration.js';
 import { GslbError } from '../errors.js';
 import { DnssecResponder } from './dnssec-answer.js';
-import { loadDnssecKeys } from './dnssec-keys.js';
+import { loadDnssecKeys } from '../crypto/dnssec-keys.js';
 
 /**
  * The DNSSEC signer of `dns.dnssec` (docs/dns.md "DNSSEC"), for the main thread and for each DNS

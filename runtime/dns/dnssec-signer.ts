@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { signWith, type DnssecKey } from './dnssec-keys.js';
+import { signWith, type DnssecKey } from '../crypto/dnssec-keys.js';
 import { DNSSEC_TYPE, rrsigHeader, signedData } from './dnssec-wire.js';
 
 /** Signing window and cache bounds (docs/dns.md "DNSSEC"). */

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { DnsMetrics } from './metrics.js';
 import { notifyAnswer, notifyMessage, randomId } from './notify-message.js';
-import type { NotifyAddress } from './notify-target.js';
+import type { NotifyAddress } from '../net/notify-address.js';
 import type { TsigKey } from './tsig.js';
 import type { ZoneIndex } from './zone-index.js';
 

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { toFqdn } from '../tenancy/names.js';
 import type { DnsMetrics } from './metrics.js';
 import { Notifier, type NotifyTarget } from './notifier.js';
-import { parseNotifyAddress } from './notify-target.js';
+import { parseNotifyAddress } from '../net/notify-address.js';
 import type { TsigKeyring } from './tsig.js';
 
 /**

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { AsnResponse, CityResponse } from 'maxmind';
 import type { Config } from '../config/types.js';
 import { normaliseAlgorithmName } from '../config/semantic.js';
-import { STATIC_POOL_ID, type HealthEntry } from '../health/view.js';
+import { STATIC_POOL_ID, type HealthEntry } from '../health/port.js';
 import type { Algorithm, GeoRuleRow, MemberRow, ServiceRow } from '../../core/model/types.js';
 import { childrenOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { prepareAsnRules } from '../balancer/asn.js';

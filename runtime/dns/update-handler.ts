@@ -1,7 +1,7 @@
 import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
 import { toFqdn } from '../tenancy/names.js';
-import { applyDnsUpdate, UPDATE_RCODE } from '../txt/dns-update.js';
+import { applyDnsUpdate, UPDATE_RCODE } from '../txt/port.js';
 import type { AnswerDeps, UpdateSigner } from './answer.js';
 import { ReplayGuard } from './tsig-replay.js';
 import { ClusterReplayStore, SqliteReplayStore, type ReplayStore } from './tsig-replay-store.js';

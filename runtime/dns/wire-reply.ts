@@ -14,15 +14,7 @@ export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, OPT: 41, TSIG: 250
 /** Response codes (RFC 1035, RFC 8945 NOTAUTH, RFC 6891 BADVERS). */
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: 9, BADVERS: 16 } as const;
 
-/** Encodes a name (`www.example.test.`) in uncompressed wire form. */
-export function nameToWire(name: string): Buffer {
-  const parts = name.replace(/\.$/, '').split('.').filter((l) => l.length > 0);
-  const out = Buffer.alloc(parts.reduce((n, l) => n + l.length + 1, 1));
-  let o = 0;
-  for (const l of parts) { out[o++] = l.length; o += out.write(l, o, 'latin1'); }
-  out[o] = 0;
-  return out;
-}
+export { nameToWire } from '../net/dns-names.js';
 
 /**
  * Copies `src[start, end)` to `dst[at…]`. Short ranges (record data, questions, most replies) are

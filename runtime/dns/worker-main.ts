@@ -3,7 +3,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { parseDuration, parseMicros } from '../config/duration.js';
 import { MmdbSource } from '../geo/mmdb-source.js';
 import type { Logger } from '../log/logger.js';
-import { RumStore } from '../rum/store.js';
+import { RumStore } from '../rum/port.js';
 import { emptySnapshot } from '../../core/snapshot/snapshot.js';
 import { Answerer } from './answer.js';
 import type { IndexImage } from './index-image.js';

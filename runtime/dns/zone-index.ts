@@ -4,7 +4,7 @@ import { childrenOf, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.
 import { planService, planStatic, poolParts, type GeoDeps, type PoolParts, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
-import { txtRdata, type TxtRecordRow } from '../txt/record.js';
+import { txtRdata, type TxtRecordRow } from '../txt/port.js';
 
 /** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
 export interface Zone {

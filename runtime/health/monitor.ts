@@ -6,7 +6,7 @@ import type { ProbeRecord } from './scheduler.js';
 import type { CheckTarget } from './types.js';
 import { applyProbe, initialState, NO_FLIP, type EndpointState } from './state.js';
 
-/** Where flips are persisted (runtime/store/health-status.ts). */
+/** Where flips are persisted (runtime/health/status-store.ts). */
 export interface HealthSink {
   /** `e` is the live entry of the HealthView: write it out now, do not keep it */
   write(poolId: string, ipAddress: string, e: HealthEntry): void;

@@ -43,3 +43,5 @@ export const NO_MAIL: MailPort = {
   configured: () => false,
   alertRecipients: () => [],
 };
+
+export type { MailTemplates, RenderedMail, TemplateName } from './templates.js';

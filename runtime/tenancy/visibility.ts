@@ -2,10 +2,9 @@ import type { Row } from '../../core/model/types.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { notFound } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
 
-/** Who is looking: only the tenant matters (null: a supra-tenant principal). */
-export type Viewer = Pick<Principal, 'tenantId'>;
+/** Who is looking (a principal, runtime/auth/principal.ts): only the tenant matters (null: supra-tenant). */
+export interface Viewer { tenantId: string | null }
 
 /** True when the principal may see the row (own tenant; supra-tenant principals see all). */
 export function visibleTo(p: Viewer, row: Row): boolean {

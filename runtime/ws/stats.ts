@@ -1,5 +1,5 @@
 import type { Core } from '../app.js';
-import { dashboardStats } from '../resources/dashboard.js';
+import { dashboardStats } from '../resources/port.js';
 
 /** Message type of the periodic dashboard statistics (the spec leaves it open; docs/health.md). */
 export const STATS_MESSAGE = 'stats_update';

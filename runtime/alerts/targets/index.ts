@@ -1,6 +1,6 @@
 import type { Config } from '../../config/types.js';
 import type { MailPort } from '../../mail/port.js';
-import type { MailTemplates } from '../../mail/templates.js';
+import type { MailTemplates } from '../../mail/port.js';
 import type { HttpClient } from '../../net/http-client.js';
 import { FILE_TARGET_EVENTS } from '../events.js';
 import type { AlertTarget } from '../target.js';

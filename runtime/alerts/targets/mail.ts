@@ -1,5 +1,5 @@
 import type { MailPort } from '../../mail/port.js';
-import type { MailTemplates, TemplateName } from '../../mail/templates.js';
+import type { MailTemplates, TemplateName } from '../../mail/port.js';
 import { appliedFields, type AlertEvent } from '../events.js';
 import type { AlertTarget } from '../target.js';
 

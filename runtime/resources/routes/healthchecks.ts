@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
 import type { HealthCheckFields, HealthCheckRow, PoolRow } from '../../../core/model/types.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/port.js';
 import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../../core/model/script-policy.js';
 import { toApi } from '../../../core/model/public.js';
 import { healthCheckFields } from '../../../core/model/normalize.js';

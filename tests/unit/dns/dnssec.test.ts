@@ -5,7 +5,7 @@ import { createECDH, createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dnskeyRdata, dsRdata, keyPairOf, keyTag, loadDnssecKeys, signWith, type DnssecKey } from '../../../runtime/dns/dnssec-keys.js';
+import { dnskeyRdata, dsRdata, keyPairOf, keyTag, loadDnssecKeys, signWith, type DnssecKey } from '../../../runtime/crypto/dnssec-keys.js';
 import { RrsetSigner } from '../../../runtime/dns/dnssec-signer.js';
 import { DNSSEC_TYPE, canonicalName, compactNsecRdata, rrsigHeader, signedData, typeBitmap, wireLabels } from '../../../runtime/dns/dnssec-wire.js';
 import { nameToWire } from '../../../runtime/dns/wire-reply.js';

@@ -2,7 +2,7 @@ import { createECDH, createHash, createPrivateKey, createPublicKey, sign, type K
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Config } from '../config/types.js';
-import { nameToWire } from './wire-reply.js';
+import { nameToWire } from '../net/dns-names.js';
 
 /**
  * DNSSEC signing keys (docs/dns.md "DNSSEC"): read from BIND's `K<zone>+<alg>+<tag>.private`

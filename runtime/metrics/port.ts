@@ -1,0 +1,2 @@
+// The Prometheus registry the core holds; every feature registers its metrics there.
+export { createMetricsRegistry } from './registry.js';

@@ -1,0 +1,3 @@
+// What other features may use of the resources feature: the dashboard's counts (the WebSocket
+// feed sends them to each tenant).
+export { dashboardStats, snapshotDocument } from './dashboard.js';
