@@ -4,7 +4,7 @@ import type { AsnResponse, CityResponse } from 'maxmind';
 import { pino } from 'pino';
 import { loadConfig, validateConfigObject } from '../runtime/config/load.js';
 import { MmdbSource } from '../runtime/geo/mmdb-source.js';
-import { HealthView } from '../runtime/health/port.js';
+import { HealthView } from '../runtime/ports/health-view.js';
 import type { Plan } from '../core/plan/types.js';
 import { renderReplay, replayPlan, type ReplayReport } from '../gitops/replay/index.js';
 import type { Config } from '../runtime/config/types.js';

@@ -3,10 +3,10 @@ import type { Config } from './config/types.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, type Db } from './store/db.js';
 import { ResourceStore, rowsSeqOf } from '../core/store/resources.js';
-import { HealthStatusStore } from './health/status-store.js';
+import { HealthStatusStore } from './ports/health-status.js';
 import { emptySnapshot, nextSnapshot } from '../core/snapshot/snapshot.js';
 import { EventBus } from '../core/events/bus.js';
-import { HealthView } from './health/view.js';
+import { HealthView } from './ports/health-view.js';
 import { SnapshotHolder, applyPlan, type ApplyOptions } from '../core/apply/apply.js';
 import { ApplyHooks } from '../core/apply/hooks.js';
 import { WriteGate } from '../core/apply/gate.js';
@@ -15,10 +15,10 @@ import { loadProvenance } from '../core/apply/provenance.js';
 import type { Plan } from '../core/plan/types.js';
 import type { Snapshot } from '../core/snapshot/snapshot.js';
 import type { Registry } from 'prom-client';
-import { createMetricsRegistry } from './metrics/port.js';
-import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionStore } from './auth/port.js';
-import { NO_MAIL, type MailPort } from './mail/port.js';
-import type { Ports } from './ports.js';
+import { createMetricsRegistry } from './ports/metrics.js';
+import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionStore } from './ports/sessions.js';
+import { NO_MAIL, type MailPort } from './ports/mail.js';
+import type { Ports } from './ports/parts.js';
 
 /**
  * The runtime core shared by every listener: config, storage, the current Snapshot, the health

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from './log/logger.js';
 import { buildApi, createExtensions } from './api/server.js';
 import { PARTS, type Part } from './parts.js';
 import { logListening } from './log/listening.js';
-import type { PortSeed, Ports } from './ports.js';
+import type { PortSeed, Ports } from './ports/parts.js';
 import { logStopReport, stopInOrder, type StopOptions, type StopReport, type StopStep } from './shutdown.js';
 
 export interface Daemon {

@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { ApplyOptions } from './apply.js';
+import type { ApplyOptions } from './options.js';
 import type { Slicer } from './slicer.js';
 
 /**

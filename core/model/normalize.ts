@@ -1,4 +1,3 @@
-import { normaliseAlgorithmName } from '../../runtime/config/semantic.js';
 import type { Algorithm, AllUnhealthyPolicy, AsnRule, ChainStep, HealthCheckFields } from './types.js';
 
 /**
@@ -83,4 +82,14 @@ export function serviceFields(b: Input) {
 /** Geo rule fields: priority defaults to 0. */
 export function geoRuleFields(b: Input) {
   return { cidr: String(b.cidr), endpoint: String(b.endpoint), priority: num(b.priority) ?? 0 };
+}
+
+/** Maps algorithm aliases (`wrr`, `weighted_rr`, `geoip`, `mapfile`) to their canonical names. */
+export function normaliseAlgorithmName(name: string): string {
+  switch (name) {
+    case 'wrr': case 'weighted_rr': return 'weighted-round-robin';
+    case 'geoip': return 'geo-ip';
+    case 'mapfile': return 'map-file';
+    default: return name;
+  }
 }

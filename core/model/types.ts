@@ -1,7 +1,7 @@
 /**
  * Resource rows: the unit the Plan creates, updates and deletes, the store persists and the
  * Snapshot indexes. Every row records who owns it (`origin`) and which revision last wrote it.
- * `config` rows are the daemon's config file's (the static pool, core/model/static-pool.ts):
+ * `config` rows are the daemon's config file's (the static pool, runtime/config/static-pool.ts):
  * they are built at start, read alongside the snapshot's rows, and never planned, stored or written.
  */
 export type Origin = 'git' | 'api' | 'config';

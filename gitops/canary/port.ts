@@ -38,7 +38,7 @@ export interface CanaryPort {
   status(): CanaryStatus | null;
 }
 
-declare module '../../runtime/ports.js' {
+declare module '../../runtime/ports/parts.js' {
   interface Ports {
     /** canary apply over config sync; absent without config sync */
     canary?: CanaryPort;

@@ -1,7 +1,7 @@
 import type { DesiredRow } from '../../core/plan/types.js';
 import type { Manifest } from './manifest.js';
 import type { NameRules } from '../../runtime/tenancy/names.js';
-import type { ScriptPolicy } from '../../core/model/script-policy.js';
+import type { ScriptPolicy } from '../../runtime/config/script-policy.js';
 import type { SecretPolicy } from '../../runtime/alerts/secret-ref.js';
 
 /** What semantic checks may know about the daemon they will run on (undefined: unknown, skip). */

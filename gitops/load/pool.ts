@@ -1,5 +1,5 @@
 import { geoRuleFields, healthCheckFields, memberCreateFields } from '../../core/model/normalize.js';
-import { scriptRefusal, type ScriptPolicy } from '../../core/model/script-policy.js';
+import { scriptRefusal, type ScriptPolicy } from '../../runtime/config/script-policy.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import { registerManifestKind, type Report } from './kinds.js';
 

@@ -8,7 +8,7 @@ import { decodeChanges, type WireChunk } from './plan-wire.js';
 import { nextTurn } from '../../core/apply/slicer.js';
 import type { DryRunRequest, FromOffload, OffloadFailure, OffloadInit, PlanRequest, PlanSummary, ToOffload } from './protocol.js';
 
-declare module '../../runtime/ports.js' {
+declare module '../../runtime/ports/parts.js' {
   interface Ports {
     /**
      * A passive WAL checkpoint on the offload worker's connection, run after a large apply's

@@ -1,7 +1,7 @@
 import type { CityResponse } from 'maxmind';
 import { seededRandom } from '../seeded-random.js';
 import type { Config } from '../../runtime/config/types.js';
-import type { HealthView } from '../../runtime/health/port.js';
+import type { HealthView } from '../../runtime/ports/health-view.js';
 import { NO_RUM, type StepTrace } from '../../runtime/balancer/types.js';
 import { Answerer } from '../../runtime/dns/answer.js';
 import { rcodeName } from '../../runtime/dns/metrics.js';

@@ -8,7 +8,7 @@ import type { GeoDeps } from '../../runtime/dns/service-plan.js';
 import { NameMatch, lookupName } from '../../runtime/dns/zone-index.js';
 import { needsGeo } from '../../runtime/balancer/select.js';
 import { NO_RUM } from '../../runtime/balancer/types.js';
-import { HealthView } from '../../runtime/health/port.js';
+import { HealthView } from '../../runtime/ports/health-view.js';
 import { DEFAULT_TENANT, type PoolRow } from '../../core/model/types.js';
 import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { runAtOnce, runSliced, type Slicer } from '../../core/apply/slicer.js';

@@ -5,7 +5,7 @@ import type { Config } from '../../runtime/config/types.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { checkNameClaim, checkSuffix, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
 import { isWildcard, normalHost, ownedName } from '../../runtime/redirect/rules.js';
-import { scriptPolicyOf } from '../../core/model/script-policy.js';
+import { scriptPolicyOf } from '../../runtime/config/script-policy.js';
 
 /**
  * Name ownership for git manifests (docs/api.md "Name ownership"). Git rows belong to the default

@@ -1,6 +1,6 @@
 import type { Core } from '../app.js';
-import { SYSTEM_MAIL } from '../mail/owner.js';
-import type { MailService } from '../mail/service.js';
+import { SYSTEM_MAIL } from '../mail/port.js';
+import type { MailService } from '../mail/port.js';
 import { createHttpClient } from '../net/http-client.js';
 import { parseCidr } from '../net/ip.js';
 import { PARTS } from '../parts.js';
@@ -12,7 +12,7 @@ import { buildTargets } from './targets/index.js';
 import { RowTargets, type RowTargetDeps } from './row-targets.js';
 import { alertTargetRoutes } from './routes.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the alert dispatcher and mail service (tests wait on the dispatcher's `idle`) */
     alerts?: AlertsInfo;

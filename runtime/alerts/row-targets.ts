@@ -1,4 +1,4 @@
-import type { MailPort } from '../mail/port.js';
+import type { MailPort } from '../ports/mail.js';
 import type { MailTemplates } from '../mail/port.js';
 import type { HttpClient } from '../net/http-client.js';
 import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf, authenticate, principalAllows, type Authenticator, type Permission, type Principal } from '../auth/port.js';
+import { actorOf, authenticate, type Authenticator } from '../ports/authenticate.js';
+import { principalAllows, type Principal } from '../ports/principal.js';
+import type { Permission } from '../ports/permissions.js';
 import { forbidden, unauthorized } from '../errors.js';
 
 declare module 'fastify' {

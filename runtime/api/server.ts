@@ -9,11 +9,12 @@ import { indexRouteMethods } from './methods.js';
 import { badRequest } from '../errors.js';
 import { registerAuth } from './auth-hook.js';
 import { createAuditSink, registerAudit } from './audit.js';
-import { collectRoutes, systemKeyAuthenticator, type Authenticator, type RouteAccess } from '../auth/port.js';
+import { systemKeyAuthenticator, type Authenticator } from '../ports/authenticate.js';
+import { collectRoutes, type RouteAccess } from '../ports/route-registry.js';
 import { apiSchemas, componentName, PARAM_MAX_LENGTH, publicErrorResponses, resourceSchema } from './schemas.js';
 import { finishDocument } from './openapi-document.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the real route table with each route's access declaration (the permission-matrix test walks it) */
     routes?: RouteAccess[];

@@ -1,7 +1,7 @@
-import { actorOf, type Authenticator } from './authenticate.js';
+import { actorOf, type Authenticator } from '../ports/authenticate.js';
 import type { SessionService } from './sessions.js';
 import type { TenantStore } from './tenant-store.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../ports/principal.js';
 import { SESSION_COOKIE } from './cookies.js';
 
 async function sessionPrincipal(sessions: SessionService, token: string): Promise<Principal | null> {

@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { GslbError } from '../errors.js';
 import type { Config } from '../config/types.js';
-import type { NonceStore } from './stores.js';
+import type { NonceStore } from '../ports/sessions.js';
 import { hashToken } from './tenant-store.js';
 
 /** How long a single-sign-on state nonce lives (gslb-config-auth.md §8). */

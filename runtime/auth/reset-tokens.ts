@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NonceStore } from './stores.js';
+import type { NonceStore } from '../ports/sessions.js';
 import { hashToken } from './tenant-store.js';
 
 /** How long a password-reset token stays valid. */

@@ -1,4 +1,4 @@
-import { ROLES, type Role } from './permissions.js';
+import { ROLES, type Role } from '../ports/permissions.js';
 
 /** Reads a dotted path (`realm_access.roles`) from a claims object; undefined when absent. */
 export function readClaim(claims: Record<string, unknown>, path: string): unknown {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SessionStore } from './stores.js';
+import type { SessionStore } from '../ports/sessions.js';
 import type { UserRecord, UserStore } from './user-store.js';
 import { hashToken } from './tenant-store.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RowWriter } from '../app.js';
-import type { Role } from './permissions.js';
+import type { Role } from '../ports/permissions.js';
 import { DEFAULT_TENANT, type GenericRow } from '../../core/model/types.js';
 import { tableIndex } from '../../core/snapshot/table-index.js';
 import { rowsOf, getRow, type Snapshot } from '../../core/snapshot/snapshot.js';

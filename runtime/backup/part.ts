@@ -9,7 +9,7 @@ import { backupTime, listBackups } from './names.js';
 import { backupRoutes } from './routes.js';
 import { scheduleBackups } from './schedule.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** takes a backup now (what POST /system/backup does): logged and counted like a scheduled one */
     takeBackup?: () => Promise<BackupResult>;

@@ -8,7 +8,7 @@ import { speakerConfigOf } from './settings.js';
 import { bgpRoutes } from './routes.js';
 import type { BgpStatusSource } from './status.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the bound BGP listener port, when bgp.enabled */
     bgpPort?: number;

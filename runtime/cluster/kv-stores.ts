@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionRecord, type SessionStore } from '../auth/port.js';
+import { MemoryNonceStore, MemorySessionStore, type NonceStore, type SessionRecord, type SessionStore } from '../ports/sessions.js';
 import type { ClusterMetrics } from './metrics.js';
 import { encodeToken } from './names.js';
 import type { NatsLink } from './nats-link.js';

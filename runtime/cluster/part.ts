@@ -25,7 +25,7 @@ import { startCanaryCoordinator } from '../../gitops/canary/coordinator.js';
 import { canaryPort } from '../../gitops/canary/port.js';
 import { isCanaryReport } from '../../gitops/canary/msg.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the cluster's links, stores and status (GET /cluster/status reads it) */
     cluster?: ClusterState;

@@ -1,8 +1,9 @@
+import { normaliseAlgorithmName } from '../../core/model/normalize.js';
 import type { Config } from './types.js';
 import { parseDuration, parseMicros } from './duration.js';
-import { toFqdn } from '../tenancy/names.js';
+import { toFqdn } from '../net/dns-names.js';
 import { isIpAddress, scopeIdOf } from '../net/ip.js';
-import { scriptPolicyOf, scriptRefusal } from '../../core/model/script-policy.js';
+import { scriptPolicyOf, scriptRefusal } from './script-policy.js';
 import { isBase64Secret } from '../crypto/base64.js';
 import { parseNotifyAddress } from '../net/notify-address.js';
 import { checkBgpRules } from './bgp-rules.js';
@@ -176,15 +177,5 @@ function checkRollback(g: Config['gitops'], add: (path: (string | number)[], val
   if (rb.enabled && g.canary) add(at('enabled'), true, 'cannot be combined with gitops.canary: a canary revision reaches the nodes through the config stream, which the rollback watch does not follow (the canary bake is its watch)');
   if (rb.enabled && rb.minHealthyShare === 0 && rb.maxServfailRate === 1) {
     add(['gitops', 'rollback'], { minHealthyShare: 0, maxServfailRate: 1 }, 'minHealthyShare 0 and maxServfailRate 1 turn both checks off: nothing could trigger a rollback');
-  }
-}
-
-/** Maps algorithm aliases (`wrr`, `weighted_rr`, `geoip`, `mapfile`) to their canonical names. */
-export function normaliseAlgorithmName(name: string): string {
-  switch (name) {
-    case 'wrr': case 'weighted_rr': return 'weighted-round-robin';
-    case 'geoip': return 'geo-ip';
-    case 'mapfile': return 'map-file';
-    default: return name;
   }
 }

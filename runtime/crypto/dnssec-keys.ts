@@ -1,7 +1,6 @@
 import { createECDH, createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Config } from '../config/types.js';
 import { nameToWire } from '../net/dns-names.js';
 
 /**
@@ -126,6 +125,12 @@ export function readPrivateKeyFile(file: string): { algorithm: number; privateKe
   }
 }
 
+/** The `dns.dnssec` settings the keys are loaded from (runtime/config/types.ts). */
+export interface DnssecKeyConfig {
+  enabled: boolean; algorithm: 'ecdsap256sha256' | 'ed25519';
+  keys: readonly { file: string; role: 'ksk' | 'zsk' | 'csk'; state: 'publish' | 'active' | 'retired' }[];
+}
+
 /**
  * Loads the keys of `dns.dnssec` and checks them: readable BIND private keys of the configured
  * algorithm, a key tag that matches the file name when the name carries one (`K…+013+12345`: a
@@ -133,7 +138,7 @@ export function readPrivateKeyFile(file: string): { algorithm: number; privateKe
  * at least one active key to sign the DNSKEY set (KSK or CSK) and one to sign the rest (ZSK or
  * CSK). Returns the keys and every problem; the problems quote file names and tags only.
  */
-export function loadDnssecKeys(cfg: Config['dns']['dnssec']): { keys: DnssecKey[]; problems: KeyProblem[] } {
+export function loadDnssecKeys(cfg: DnssecKeyConfig): { keys: DnssecKey[]; problems: KeyProblem[] } {
   const keys: DnssecKey[] = [];
   const problems: KeyProblem[] = [];
   const want = DNSSEC_ALGORITHM[cfg.algorithm];

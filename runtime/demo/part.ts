@@ -6,7 +6,7 @@ import { DemoBackend } from './backend.js';
 import type { DemoOptions } from './options.js';
 import { demoRoutes } from './routes.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** set by `gslbd --demo` before any part runs: the demo backends to start */
     demo?: DemoOptions;

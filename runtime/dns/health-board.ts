@@ -1,4 +1,4 @@
-import type { HealthEntry } from '../health/port.js';
+import type { HealthEntry } from '../ports/health-view.js';
 import type { HealthRow } from './worker-protocol.js';
 
 /**

@@ -24,7 +24,7 @@ import { logListening } from '../log/listening.js';
 import { Slicer, runSliced } from '../../core/apply/slicer.js';
 import type { Logger } from '../log/logger.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the bound DNS port (UDP and TCP) */
     dnsPort?: number;

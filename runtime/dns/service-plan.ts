@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { AsnResponse, CityResponse } from 'maxmind';
 import type { Config } from '../config/types.js';
-import { normaliseAlgorithmName } from '../config/semantic.js';
-import { STATIC_POOL_ID, type HealthEntry } from '../health/port.js';
+import { normaliseAlgorithmName } from '../../core/model/normalize.js';
+import { STATIC_POOL_ID, type HealthEntry } from '../ports/health-view.js';
 import type { Algorithm, GeoRuleRow, MemberRow, ServiceRow } from '../../core/model/types.js';
 import { childrenOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { prepareAsnRules } from '../balancer/asn.js';

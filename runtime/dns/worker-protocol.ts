@@ -1,5 +1,5 @@
 import type { Config } from '../config/types.js';
-import type { HealthView } from '../health/port.js';
+import type { HealthView } from '../ports/health-view.js';
 import type { ZoneIndex } from './zone-index.js';
 import type { IndexImage } from './index-image.js';
 import type { HealthBoardBuffers } from './health-board.js';

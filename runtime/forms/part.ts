@@ -32,7 +32,7 @@ import { SubmissionStore } from './submissions/store.js';
  * submission endpoint `/f/{form_id}`. Forms and actions are rows, written through `core.apply` like every other row; submissions
  * are node-local data, removed with their form whichever way the form goes.
  */
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the form service's background work: the delivery machinery and the scheduled runs (reminders, digests) */
     forms?: { deliveries: Deliveries; scheduled: (now: number) => Promise<void> };

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { HealthView } from './view.js';
+import type { HealthView } from '../ports/health-view.js';
 import type { HealthScheduler } from './scheduler.js';
 import type { DetectionObserver } from './monitor.js';
 

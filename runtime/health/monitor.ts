@@ -1,7 +1,7 @@
 import type { EventBus, HealthTransition } from '../../core/events/bus.js';
 import type { Logger } from '../log/logger.js';
 import { hostPort } from '../log/listening.js';
-import type { HealthEntry, HealthView } from './view.js';
+import type { HealthEntry, HealthView } from '../ports/health-view.js';
 import type { ProbeRecord } from './scheduler.js';
 import type { CheckTarget } from './types.js';
 import { applyProbe, initialState, NO_FLIP, type EndpointState } from './state.js';

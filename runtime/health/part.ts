@@ -1,18 +1,18 @@
 import { PARTS } from '../parts.js';
 import type { Core } from '../app.js';
 import { createCheckers, tcpProbePath, type TcpProbePath } from './checkers/index.js';
-import { scriptPolicyOf } from '../../core/model/script-policy.js';
+import { scriptPolicyOf } from '../config/script-policy.js';
 import { HealthScheduler } from './scheduler.js';
 import { HealthMonitor } from './monitor.js';
 import { registerHealthMetrics } from './metrics.js';
 import { desiredTargets, snapshotTargetSteps, staticTargets } from './targets.js';
-import { STATIC_POOL_ID } from './view.js';
+import { STATIC_POOL_ID } from '../ports/health-view.js';
 import { hostPort } from '../log/listening.js';
 import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import type { PoolRow } from '../../core/model/types.js';
 import type { CheckTarget } from './types.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the health checker's scheduler and monitor, when it runs */
     health?: HealthRuntime;

@@ -3,7 +3,7 @@ import { HEALTHCHECK_DEFAULTS } from '../../core/model/normalize.js';
 import type { HealthCheckFields, HealthCheckRow, MemberRow } from '../../core/model/types.js';
 import { childrenOf, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { targetKey, type CheckTarget } from './types.js';
-import { STATIC_POOL_ID, staticCheckFields } from '../../core/model/static-pool.js';
+import { STATIC_POOL_ID, staticCheckFields } from '../config/static-pool.js';
 
 const FIELD_NAMES = Object.keys(HEALTHCHECK_DEFAULTS) as (keyof HealthCheckFields)[];
 

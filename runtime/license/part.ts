@@ -13,7 +13,7 @@ export interface LicensePort {
   hasTier(min: Tier): boolean;
 }
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the license in force (runtime/license, docs/license.md); absent means the free tier */
     license?: LicensePort;

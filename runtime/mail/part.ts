@@ -9,7 +9,7 @@ import { fromFileItem } from './settings.js';
 import { MailTemplates } from './templates.js';
 import { settingsSmtpRoutes } from './routes.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** outbound mail: the per-owner service (also `core.mail`) and the alert templates */
     mail?: MailRuntime;

@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { Plan } from '../../core/plan/types.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { MAIL_KIND, SYSTEM_MAIL, SYSTEM_MAIL_ID, mailOwnerOf, ownerKey, type MailOwner } from './owner.js';
-import type { MailMessage, MailPort } from './port.js';
+import type { MailMessage, MailPort } from '../ports/mail.js';
 import type { MailSettingsStore } from './settings-store.js';
 import { sameRelay, settingsFromInput, viewOf, type MailSettings, type MailSettingsInput, type MailSettingsView, type MailSource } from './settings.js';
 

@@ -2,7 +2,7 @@ import { PARTS } from '../parts.js';
 import { serveMetrics } from './server.js';
 import { logListening } from '../log/listening.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the bound Prometheus port, when metrics.enablePrometheus */
     metricsPort?: number;

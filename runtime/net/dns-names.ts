@@ -10,3 +10,9 @@ export function nameToWire(name: string): Buffer {
   out[o] = 0;
   return out;
 }
+
+/** `name` lower-cased with exactly one trailing dot. */
+export function toFqdn(name: string): string {
+  const n = name.toLowerCase();
+  return n.endsWith('.') ? n : `${n}.`;
+}

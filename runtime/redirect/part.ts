@@ -6,7 +6,7 @@ import { lookupRedirect, redirectIndexOf } from './host-index.js';
 import { createRedirectMetrics } from './metrics.js';
 import { startRedirectServer } from './server.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the bound redirect listener port, when redirect.enabled */
     redirectPort?: number;

@@ -1,6 +1,6 @@
 import type { Core } from '../app.js';
 import type { GeoRuleRow, HealthCheckRow, MemberRow, PoolRow } from '../../core/model/types.js';
-import { STATIC_POOL_ID, staticPoolOf, type StaticPool } from '../../core/model/static-pool.js';
+import { STATIC_POOL_ID, staticPoolOf, type StaticPool } from '../config/static-pool.js';
 import { childrenOf } from '../../core/snapshot/snapshot.js';
 import { listVisible, requireRow, visibleTo, type Viewer } from '../tenancy/visibility.js';
 import { assertApiWritable } from '../../core/plan/delta.js';
@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 
 /**
  * Pools as readers see them: the snapshot's rows plus the config file's static pool
- * (core/model/static-pool.ts), which belongs to the system (tenant `default`, like the config
+ * (runtime/config/static-pool.ts), which belongs to the system (tenant `default`, like the config
  * repo's rows: supra-tenant callers and that tenant see it, other tenants get 404 and never find
  * it in a list). Writes to it answer 409 (`assertApiWritable`).
  */

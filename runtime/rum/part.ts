@@ -3,7 +3,7 @@ import type { Core } from '../app.js';
 import { createRumRuntime, type RumRuntime, type RumShare } from './runtime.js';
 import { rumRoutes, rumScriptRoute } from './routes.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the RUM store, limiter and licence check (tests and /rum/status read it) */
     rum?: RumRuntime;

@@ -41,11 +41,8 @@ export interface NameClaim {
   wildcard?: boolean | undefined;
 }
 
-/** `name` lower-cased with exactly one trailing dot. */
-export function toFqdn(name: string): string {
-  const n = name.toLowerCase();
-  return n.endsWith('.') ? n : `${n}.`;
-}
+export { toFqdn } from '../net/dns-names.js';
+import { toFqdn } from '../net/dns-names.js';
 
 /** True when `name` is `suffix` or a name below it (both fully qualified). */
 export function isAtOrUnder(name: string, suffix: string): boolean {

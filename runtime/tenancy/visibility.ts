@@ -3,7 +3,7 @@ import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { getRow, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { notFound } from '../errors.js';
 
-/** Who is looking (a principal, runtime/auth/principal.ts): only the tenant matters (null: supra-tenant). */
+/** Who is looking (a principal, runtime/ports/principal.ts): only the tenant matters (null: supra-tenant). */
 export interface Viewer { tenantId: string | null }
 
 /** True when the principal may see the row (own tenant; supra-tenant principals see all). */

@@ -7,7 +7,7 @@ import { wsRoutes } from './routes.js';
 import { messageTenant } from './tenant.js';
 import { STATS_INTERVAL_MS, STATS_MESSAGE, statsForTenant } from './stats.js';
 
-declare module '../ports.js' {
+declare module '../ports/parts.js' {
   interface Ports {
     /** the live feed: hub, tokens, stats publisher */
     ws?: WsRuntime;

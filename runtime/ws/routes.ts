@@ -3,7 +3,7 @@ import websocket from '@fastify/websocket';
 import type { Core } from '../app.js';
 import { unauthorized } from '../errors.js';
 import { toApi } from '../../core/model/public.js';
-import { membersOf, visiblePools } from '../resources/pool-rows.js';
+import { membersOf, visiblePools } from '../resources/port.js';
 import type { WsHub, WsClient } from './hub.js';
 import type { WsClaims, WsTokens } from './token.js';
 import { STATS_MESSAGE, statsForTenant } from './stats.js';

@@ -1,6 +1,6 @@
 import { DEFAULT_TENANT, type Row } from '../../core/model/types.js';
 import { getRow, type Snapshot } from '../../core/snapshot/snapshot.js';
-import { STATIC_POOL_ID } from '../../core/model/static-pool.js';
+import { STATIC_POOL_ID } from '../config/static-pool.js';
 
 /** `undefined`: the resource is unknown (nobody tenant-bound sees it); `null`: everyone may see it. */
 export type MessageTenant = string | null | undefined;

@@ -11,7 +11,7 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { HealthBoardReader, HealthBoardWriter } from '../../runtime/dns/health-board.js';
 import type { HealthRow } from '../../runtime/dns/worker-protocol.js';
 import { refreshHealth, type AnswerHealth, type MemberBase, type ServicePlan } from '../../runtime/dns/service-plan.js';
-import { HealthView } from '../../runtime/health/view.js';
+import { HealthView } from '../../runtime/ports/health-view.js';
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

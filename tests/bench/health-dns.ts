@@ -13,7 +13,7 @@ import { NO_RUM } from '../../runtime/balancer/types.js';
 import { Answerer } from '../../runtime/dns/answer.js';
 import { DnsMetrics } from '../../runtime/dns/metrics.js';
 import { startDnsServer } from '../../runtime/dns/server.js';
-import type { HealthView } from '../../runtime/health/view.js';
+import type { HealthView } from '../../runtime/ports/health-view.js';
 import type { MemberRow, Row, ServiceRow } from '../../core/model/types.js';
 import { emptySnapshot, nextSnapshot } from '../../core/snapshot/snapshot.js';
 import { runDnsperf, type PerfResult } from './dnsperf.js';

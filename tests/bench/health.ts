@@ -36,7 +36,7 @@ import { cpus, loadavg } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { HealthScheduler, type ProbeRecord } from '../../runtime/health/scheduler.js';
 import { HealthMonitor } from '../../runtime/health/monitor.js';
-import { HealthView } from '../../runtime/health/view.js';
+import { HealthView } from '../../runtime/ports/health-view.js';
 import { EventBus } from '../../core/events/bus.js';
 import { createCheckers, tcpProbePath, type TcpProbePath } from '../../runtime/health/checkers/index.js';
 import { NativeTcpChecker } from '../../runtime/health/checkers/tcp-native.js';

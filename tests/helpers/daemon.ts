@@ -8,7 +8,7 @@ import { startDaemon, type Daemon } from '../../runtime/daemon.js';
 import type { Config } from '../../runtime/config/types.js';
 import '../../runtime/parts-all.js';
 import { PARTS, type Part } from '../../runtime/parts.js';
-import type { PortSeed } from '../../runtime/ports.js';
+import type { PortSeed } from '../../runtime/ports/parts.js';
 import { createOpenApiCheck, openApiError, type OpenApiCheck } from './openapi-check.js';
 
 /** Collects every log line a test daemon writes, so tests can assert on logs (and on secrets absent). */

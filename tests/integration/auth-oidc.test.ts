@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestDaemon, api } from '../helpers/daemon.js';
 import { signInThroughProvider, startTestProvider } from '../helpers/oidc-provider.js';
 import { setOidcFetch } from '../../runtime/auth/oidc.js';
-import { MemoryNonceStore } from '../../runtime/auth/stores.js';
+import { MemoryNonceStore } from '../../runtime/ports/sessions.js';
 
 const freePort = () => new Promise<number>((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => resolve(p)); });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestDaemon, api } from '../helpers/daemon.js';
-import type { RouteAccess } from '../../runtime/auth/route-registry.js';
+import type { RouteAccess } from '../../runtime/ports/route-registry.js';
 
 // gslb-config-auth.md §5.4 written out independently of runtime/auth/permissions.ts, so a change
 // to the code's table that breaks the spec fails here.

@@ -4,7 +4,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestDaemon, api } from '../helpers/daemon.js';
-import type { MailMessage } from '../../runtime/mail/port.js';
+import type { MailMessage } from '../../runtime/ports/mail.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const SYS = randomBytes(32).toString('hex');

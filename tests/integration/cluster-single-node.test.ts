@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon, api } from '../helpers/daemon.js';
-import { MemorySessionStore } from '../../runtime/auth/stores.js';
+import { MemorySessionStore } from '../../runtime/ports/sessions.js';
 import type { GitLeader } from '../../runtime/cluster/lease.js';
 
 test('single node: memory stores, always git leader, local policy, cluster status says disabled', async () => {

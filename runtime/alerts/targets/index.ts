@@ -1,5 +1,5 @@
 import type { Config } from '../../config/types.js';
-import type { MailPort } from '../../mail/port.js';
+import type { MailPort } from '../../ports/mail.js';
 import type { MailTemplates } from '../../mail/port.js';
 import type { HttpClient } from '../../net/http-client.js';
 import { FILE_TARGET_EVENTS } from '../events.js';

@@ -1,4 +1,4 @@
-import type { MailPort } from '../../mail/port.js';
+import type { MailPort } from '../../ports/mail.js';
 import type { MailTemplates, TemplateName } from '../../mail/port.js';
 import { appliedFields, type AlertEvent } from '../events.js';
 import type { AlertTarget } from '../target.js';

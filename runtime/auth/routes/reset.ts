@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthServices } from '../services.js';
 import { checkPasswordRules, hashPassword } from '../passwords.js';
 import { badRequest } from '../../errors.js';
-import { sendPasswordReset } from '../../mail/reset.js';
+import { sendPasswordReset } from '../../mail/port.js';
 import { apiRef, noContent, publicErrorResponses } from '../../api/schemas.js';
 import type { PasswordResetBody, PasswordResetConfirmBody } from './types.js';
 

@@ -4,7 +4,7 @@ import { publicUser } from '../user-store.js';
 import { checkEmail, checkPasswordRules, hashPassword, verifyPassword } from '../passwords.js';
 import { matchTotp } from '../totp.js';
 import { clearedCookie } from '../cookies.js';
-import { PERMISSIONS, permissionsOf } from '../permissions.js';
+import { PERMISSIONS, permissionsOf } from '../../ports/permissions.js';
 import { DEFAULT_TENANT } from '../../../core/model/types.js';
 import { GslbError, notFound, unauthorized } from '../../errors.js';
 import { apiRef, errorResponses, publicErrorResponses, ref } from '../../api/schemas.js';

@@ -1,4 +1,4 @@
-import type { Role } from '../permissions.js';
+import type { Role } from '../../ports/permissions.js';
 
 /**
  * TypeScript shapes of the request parts in schemas/api-auth.v1.schema.json (`$defs` of the same

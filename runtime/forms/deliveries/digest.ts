@@ -1,5 +1,5 @@
 import { escapeHtml } from '../forms/snippets.js';
-import type { MailMessage } from '../../mail/port.js';
+import type { MailMessage } from '../../ports/mail.js';
 import { fieldPairs, type DeliveryContext } from './context.js';
 
 /** How long a digest's window is. */

@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db.js';
 import type { Logger } from '../../log/logger.js';
-import type { MailPort } from '../../mail/port.js';
+import type { MailPort } from '../../ports/mail.js';
 import type { FormActionRow, FormRow } from '../forms/rows.js';
 import type { SubmissionRecord } from '../submissions/types.js';
 import { submissionView } from '../submissions/views.js';

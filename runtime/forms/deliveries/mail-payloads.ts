@@ -1,5 +1,5 @@
 import { escapeHtml } from '../forms/snippets.js';
-import type { MailMessage } from '../../mail/port.js';
+import type { MailMessage } from '../../ports/mail.js';
 import { fieldPairs, fieldText, type DeliveryContext } from './context.js';
 import { htmlToText, templateVars, type TemplateRenderer } from './templates.js';
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/types.js';
-import type { MailPort } from '../../mail/port.js';
+import type { MailPort } from '../../ports/mail.js';
 import { HttpRequestError, type HttpClient } from '../../net/http-client.js';
 import type { FormActionRow } from '../forms/rows.js';
 import type { DeliveryContext } from './context.js';

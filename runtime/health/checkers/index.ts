@@ -6,7 +6,7 @@ import { NativeTcpChecker, nativeSynChecker, nativeTcpChecker, TCP_PROBE_ENV } f
 import { httpChecker } from './http.js';
 import { createIcmpChecker } from './icmp.js';
 import { createScriptChecker } from './script.js';
-import type { ScriptPolicy } from '../../../core/model/script-policy.js';
+import type { ScriptPolicy } from '../../config/script-policy.js';
 import { webhookChecker } from './webhook.js';
 
 /** One checker per check type (gslb-api.md "Health check types"). `http` covers HTTPS (`tls`). */

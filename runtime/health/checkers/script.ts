@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../log/logger.js';
-import { resolveScriptPath, type ScriptPolicy } from '../../../core/model/script-policy.js';
+import { resolveScriptPath, type ScriptPolicy } from '../../config/script-policy.js';
 import type { Checker, CheckResult, CheckTarget } from '../types.js';
 import { describeError, elapsedMs } from '../types.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Core } from '../../app.js';
 import type { HealthCheckFields, HealthCheckRow, PoolRow } from '../../../core/model/types.js';
-import type { Principal } from '../../auth/port.js';
-import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../../core/model/script-policy.js';
+import type { Principal } from '../../ports/principal.js';
+import { carriesScript, scriptPolicyOf, scriptRefusal, SCRIPTS_DISABLED, SCRIPTS_SYSTEM_ONLY } from '../../config/script-policy.js';
 import { toApi } from '../../../core/model/public.js';
 import { healthCheckFields } from '../../../core/model/normalize.js';
 import { assertApiWritable, planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';

@@ -9,8 +9,8 @@ import { badRequest } from '../../errors.js';
 import { checkNameClaim, nameRefusalError, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor, visibleTo } from '../../tenancy/visibility.js';
 import { write } from '../write.js';
-import { foreignRedirectClaims } from '../../redirect/ownership.js';
-import { STATIC_POOL_ID, staticPoolOf } from '../../../core/model/static-pool.js';
+import { foreignRedirectClaims } from '../../redirect/port.js';
+import { STATIC_POOL_ID, staticPoolOf } from '../../config/static-pool.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
 import type { ServiceBody } from './types.js';
 

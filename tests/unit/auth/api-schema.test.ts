@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSchema } from '../../../runtime/paths.js';
-import { PERMISSIONS, ROLES } from '../../../runtime/auth/permissions.js';
+import { PERMISSIONS, ROLES } from '../../../runtime/ports/permissions.js';
 import { publicUser, type UserRecord } from '../../../runtime/auth/user-store.js';
 import { viewOf } from '../../../runtime/mail/settings.js';
 

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { UserStore } from '../../../runtime/auth/user-store.js';
 import { TenantStore, hashToken, type ApiKeyRow } from '../../../runtime/auth/tenant-store.js';
 import { SessionService } from '../../../runtime/auth/sessions.js';
-import { MemorySessionStore } from '../../../runtime/auth/stores.js';
+import { MemorySessionStore } from '../../../runtime/ports/sessions.js';
 import { migrate } from '../../../runtime/store/db.js';
 import { MIGRATIONS } from '../../../runtime/store/migrations/index.js';
 import { rebasePlan } from '../../../core/plan/rebase.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { MemorySessionStore } from '../../../runtime/auth/stores.js';
+import { MemorySessionStore } from '../../../runtime/ports/sessions.js';
 import { SessionService } from '../../../runtime/auth/sessions.js';
 import { UserStore } from '../../../runtime/auth/user-store.js';
 import { authCore } from './auth-core.js';

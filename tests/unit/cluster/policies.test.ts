@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideHealth, type PolicyName } from '../../../runtime/cluster/policies.js';
-import type { HealthEntry } from '../../../runtime/health/view.js';
+import type { HealthEntry } from '../../../runtime/ports/health-view.js';
 
 const up: HealthEntry = { healthy: true, score: 1, lastChecked: 1, rttMs: 1, node: 'self' };
 const down: HealthEntry = { healthy: false, score: 0, lastChecked: 1, rttMs: 1, node: 'self' };

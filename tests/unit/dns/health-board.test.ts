@@ -5,7 +5,7 @@ import { HealthBoardReader, HealthBoardWriter, type HealthBoardBuffers } from '.
 import type { HealthRow } from '../../../runtime/dns/worker-protocol.js';
 import { startWorkerThread } from '../../../runtime/worker-thread.js';
 import { HEALTH_READ_MAX_WAIT_MS, refreshHealth, type ServicePlan } from '../../../runtime/dns/service-plan.js';
-import type { HealthEntry } from '../../../runtime/health/view.js';
+import type { HealthEntry } from '../../../runtime/ports/health-view.js';
 
 const ipOf = (i: number) => `10.1.${i >> 8}.${i & 255}`;
 const rows = (pool: string, n: number, healthy: boolean, score = 0.5): HealthRow[] => Array.from({ length: n }, (_, i) => [pool, ipOf(i), healthy, score, i, 1000 + i]);

@@ -8,7 +8,7 @@ import { DigestRuns } from '../../../runtime/forms/deliveries/digests.js';
 import { conditionsMatch } from '../../../runtime/forms/forms/conditions.js';
 import { valuesOf } from '../../../runtime/forms/intake/fields.js';
 import type { FormActionRow, FormRow } from '../../../runtime/forms/forms/rows.js';
-import type { MailMessage, MailPort } from '../../../runtime/mail/port.js';
+import type { MailMessage, MailPort } from '../../../runtime/ports/mail.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -4,7 +4,7 @@ import { answersDiffer, isOrdered, parseQueryLog, replaySteps, replayTraffic, ty
 import { parseQueryLogSteps } from '../../../gitops/replay/query-log.js';
 import { runSliced, Slicer } from '../../../core/apply/slicer.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
-import { HealthView } from '../../../runtime/health/view.js';
+import { HealthView } from '../../../runtime/ports/health-view.js';
 import type { Row } from '../../../core/model/types.js';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HealthMonitor } from '../../../runtime/health/monitor.js';
-import { HealthView, type HealthEntry } from '../../../runtime/health/view.js';
+import { HealthView, type HealthEntry } from '../../../runtime/ports/health-view.js';
 import { EventBus } from '../../../core/events/bus.js';
 import { HEALTHCHECK_DEFAULTS } from '../../../core/model/normalize.js';
 import type { CheckTarget } from '../../../runtime/health/types.js';

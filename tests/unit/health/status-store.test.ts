@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../../../runtime/store/db.js';
-import { HealthStatusStore } from '../../../runtime/health/status-store.js';
+import { HealthStatusStore } from '../../../runtime/ports/health-status.js';
 
 // core/store/health-status.ts: the writes of one event-loop turn commit together at its end.
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import { desiredTargets } from '../../../runtime/health/targets.js';
-import { staticCheckFields } from '../../../core/model/static-pool.js';
+import { staticCheckFields } from '../../../runtime/config/static-pool.js';
 import { HEALTHCHECK_DEFAULTS } from '../../../core/model/normalize.js';
 import { validateConfigObject } from '../../../runtime/config/load.js';
 import type { Row } from '../../../core/model/types.js';

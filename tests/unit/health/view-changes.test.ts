@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HealthView, type HealthEntry, type HealthPolicy } from '../../../runtime/health/view.js';
+import { HealthView, type HealthEntry, type HealthPolicy } from '../../../runtime/ports/health-view.js';
 import { healthDelta, healthTable } from '../../../runtime/dns/worker-protocol.js';
 import { HealthBoardReader, HealthBoardWriter } from '../../../runtime/dns/health-board.js';
 import type { AnswerHealth } from '../../../runtime/dns/service-plan.js';

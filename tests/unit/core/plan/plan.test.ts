@@ -7,7 +7,7 @@ import { emptySnapshot, nextSnapshot, type Snapshot } from '../../../../core/sna
 import type { DesiredRow } from '../../../../core/plan/types.js';
 import type { Row } from '../../../../core/model/types.js';
 import { GslbError } from '../../../../runtime/errors.js';
-import { buildStaticPool } from '../../../../core/model/static-pool.js';
+import { buildStaticPool } from '../../../../runtime/config/static-pool.js';
 import { validateConfigObject } from '../../../../runtime/config/load.js';
 
 const ids = () => { let n = 0; return (kind: string) => `${kind}-${++n}`; };

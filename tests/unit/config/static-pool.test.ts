@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildStaticPool, staticPoolOf } from '../../../../core/model/static-pool.js';
-import { validateConfigObject } from '../../../../runtime/config/load.js';
+import { buildStaticPool, staticPoolOf } from '../../../runtime/config/static-pool.js';
+import { validateConfigObject } from '../../../runtime/config/load.js';
 
 // The config file's endpoints as the read-only pool `static` (docs/api.md "The static pool").
 

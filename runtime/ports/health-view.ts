@@ -1,8 +1,8 @@
 /**
  * Pool id under which the file-defined endpoints (`loadbalancer.endpoints`, checked by the file's
- * `health.*` block) appear in the view: `isHealthy(STATIC_POOL_ID, ip)` (core/model/static-pool.ts).
+ * `health.*` block) appear in the view: `isHealthy(STATIC_POOL_ID, ip)` (runtime/config/static-pool.ts).
  */
-export { STATIC_POOL_ID } from '../../core/model/static-pool.js';
+export { STATIC_POOL_ID } from '../config/static-pool.js';
 
 /** Health of one endpoint (gslb-api.md §2 "Health status entry"). */
 export interface HealthEntry {

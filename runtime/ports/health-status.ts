@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import type { HealthEntry } from './view.js';
+import type { HealthEntry } from './health-view.js';
 
 /**
  * Persisted health status, written only when an endpoint flips (gslb-api.md §3 rule 1). Writes of

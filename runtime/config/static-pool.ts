@@ -1,7 +1,7 @@
-import type { Config } from '../../runtime/config/types.js';
-import { parseDuration } from '../../runtime/config/duration.js';
-import { HEALTHCHECK_DEFAULTS } from './normalize.js';
-import { DEFAULT_TENANT, type HealthCheckFields, type HealthCheckRow, type MemberRow, type PoolRow, type RowMeta } from './types.js';
+import type { Config } from './types.js';
+import { parseDuration } from './duration.js';
+import { HEALTHCHECK_DEFAULTS } from '../../core/model/normalize.js';
+import { DEFAULT_TENANT, type HealthCheckFields, type HealthCheckRow, type MemberRow, type PoolRow, type RowMeta } from '../../core/model/types.js';
 
 /**
  * Id of the pool the config file's endpoints (`loadbalancer.endpoints`) form: the pool id under
