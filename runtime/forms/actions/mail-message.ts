@@ -1,15 +1,22 @@
 import { escapeHtml } from '../forms/snippets.js';
 import type { MailMessage } from '../../mail/port.js';
-import { fieldPairs, fieldText, type DeliveryContext } from './context.js';
-import { htmlToText, templateVars, type TemplateRenderer } from './templates.js';
+import { fieldPairs, fieldText, type DeliveryContext } from '../deliveries/context.js';
+import { templateVars } from '../deliveries/templates.js';
+import { configKey, type ConfigKey } from './config-keys.js';
+import type { ActionConfig, ActionRun, AdapterEnv, Sent } from './adapter.js';
 
-type Config = Readonly<Record<string, unknown>>;
-const str = (c: Config, k: string): string | undefined => (typeof c[k] === 'string' && c[k] !== '' ? (c[k] as string) : undefined);
-const list = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : []);
+/** `config.to` of the e-mail types: one address or a list. */
+export const toKey: ConfigKey = configKey('to', 'emails', 'recipients: one address or a list', { required: true });
+/** `config.reply_to_field` of the e-mail types that write to the team. */
+export const replyToKey: ConfigKey = configKey('reply_to_field', 'string', 'submission field whose value becomes Reply-To');
+
+/** The recipients of `config.to`: one address or a list. */
+export const recipients = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : []);
+
 const ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The address in a submission field, or undefined. */
-function addressIn(ctx: DeliveryContext, field: string | undefined): string | undefined {
+export function addressIn(ctx: DeliveryContext, field: string | undefined): string | undefined {
   if (!field) return undefined;
   const v = ctx.submission.data[field];
   const a = v === undefined ? '' : fieldText(v).trim();
@@ -17,7 +24,7 @@ function addressIn(ctx: DeliveryContext, field: string | undefined): string | un
 }
 
 /** The built-in message of the `email` action: every field in a table. */
-function summary(ctx: DeliveryContext): { text: string; html: string } {
+export function summary(ctx: DeliveryContext): { text: string; html: string } {
   const pairs = fieldPairs(ctx.submission.data);
   const files = ctx.submission.files.map((f) => `${f.name} (${f.size} bytes)`);
   const text = [`New submission to ${ctx.form.name} (#${ctx.submission.id ?? 'test'}, ${ctx.submission.created_at})`, '', ...pairs.map(([k, v]) => `${k}: ${v}`), ...(files.length ? ['', `Files: ${files.join(', ')}`] : [])].join('\n');
@@ -26,24 +33,17 @@ function summary(ctx: DeliveryContext): { text: string; html: string } {
   return { text, html };
 }
 
-/**
- * The message of an e-mail action type, or a reason it cannot be sent (an autoreply without a
- * valid address in its field). `email` lists the fields; `email_template` and `autoreply` render
- * their Liquid templates against the submission (HTML escaped by default) in the render pool, as
- * renders of `tenant` (docs/forms.md "Templates").
- */
-export async function mailMessage(type: 'email' | 'email_template' | 'autoreply', config: Config, ctx: DeliveryContext, render: TemplateRenderer, tenant: string): Promise<MailMessage | { skip: string }> {
-  const vars = templateVars(ctx.form, ctx.submission.data, ctx.submission.id, ctx.submission.created_at);
-  const replyTo = addressIn(ctx, str(config, 'reply_to_field'));
-  if (type === 'email') {
-    const { text, html } = summary(ctx);
-    const subject = ctx.event === 'submission.reminder' ? `Reminder: submission #${ctx.submission.id} to ${ctx.form.name} is not claimed yet` : str(config, 'subject') ?? `New submission: ${ctx.form.name}`;
-    return { to: list(config.to), subject: subject.replace(/[\r\n]+/g, ' '), text, html, ...(replyTo ? { replyTo } : {}) };
-  }
-  const html = await render.html(tenant, str(config, 'body') ?? '', vars);
-  const subject = await render.subject(tenant, str(config, 'subject') ?? '', vars);
-  if (type === 'email_template') return { to: list(config.to), subject, text: htmlToText(html), html, ...(replyTo ? { replyTo } : {}) };
-  const to = addressIn(ctx, str(config, 'email_field'));
-  if (!to) return { skip: `no e-mail address in field ${str(config, 'email_field')}` };
-  return { to: [to], subject, text: htmlToText(html), html, ...(str(config, 'from_name') ? { fromName: str(config, 'from_name')! } : {}) };
+/** The variables a Liquid template of an action sees for a delivery (docs/forms.md "Templates"). */
+export const deliveryVars = (ctx: DeliveryContext): Record<string, unknown> => templateVars(ctx.form, ctx.submission.data, ctx.submission.id, ctx.submission.created_at);
+
+/** Reply-To from `config.reply_to_field`, when that field of the submission holds an address. */
+export const replyTo = (config: ActionConfig, ctx: DeliveryContext): { replyTo?: string } => {
+  const a = addressIn(ctx, typeof config.reply_to_field === 'string' && config.reply_to_field !== '' ? config.reply_to_field : undefined);
+  return a ? { replyTo: a } : {};
+};
+
+/** Sends the message of an e-mail type through the workspace's mail settings. Throws the mail server's error. */
+export async function sendMail(msg: MailMessage, run: ActionRun, env: AdapterEnv): Promise<Sent> {
+  const r = await env.mailer(run.tenantId).send(msg);
+  return { status: null, detail: `accepted by the mail server for ${r.accepted.join(', ')}` };
 }

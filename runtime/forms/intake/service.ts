@@ -1,6 +1,7 @@
 import type { Config } from '../../config/types.js';
 import { forbidden, GslbError, notFound } from '../../errors.js';
 import type { EventBus } from '../../../core/events/bus.js';
+import { adapterOf } from '../actions/index.js';
 import { conditionsMatch } from '../forms/conditions.js';
 import { planOf, type WorkspacePlan } from '../forms/plans.js';
 import type { FormActionRow, FormRow } from '../forms/rows.js';
@@ -44,17 +45,6 @@ export interface IncomingSubmission {
 export interface Accepted { id: number; spam: boolean; reason: string | null; queued: number }
 
 const HOUR_MS = 3_600_000;
-
-/**
- * Whether an action takes an event: webhook and n8n by their `events` (default
- * `submission.created`); `email` also the reminder; digests none; every other type
- * `submission.created` only.
- */
-function takesEvent(a: FormActionRow, event: string): boolean {
-  if (a.type === 'email_digest') return false;
-  if (a.type === 'webhook' || a.type === 'n8n') return (Array.isArray(a.config.events) ? (a.config.events as string[]) : ['submission.created']).includes(event);
-  return event === 'submission.created' || (a.type === 'email' && event === 'submission.reminder');
-}
 
 /** The schema-typed e-mail fields of a form (for the spam checks' address lookup). */
 function emailFields(form: FormRow): string[] {
@@ -135,15 +125,15 @@ export class IntakeService {
   }
 
   /**
-   * The enabled actions of a form that take an event of a submission whose conditions it meets:
-   * `submission.created` goes to every type but digests (they send on their own schedule) and
-   * webhooks that subscribed to other events only; `submission.claimed` and
-   * `submission.reminder` to webhook and n8n actions that list them in `events`, and the
-   * reminder also to `email` actions.
+   * The enabled actions of a form that take an event (their adapter's `takesEvent`) of a
+   * submission whose conditions it meets: `submission.created` goes to every type but digests
+   * (they send on their own schedule) and webhooks that subscribed to other events only;
+   * `submission.claimed` and `submission.reminder` to webhook and n8n actions that list them in
+   * `events`, and the reminder also to `email` actions.
    */
   actionsFor(form: FormRow, fields: SubmissionFields, event: 'submission.created' | 'submission.claimed' | 'submission.reminder' = 'submission.created'): string[] {
     return this.deps.forms.actionsOf(form.id)
-      .filter((a) => a.enabled && takesEvent(a, event) && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
+      .filter((a) => a.enabled && adapterOf(a.type).takesEvent(a.config, event) && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
       .map((a) => a.id);
   }
 
