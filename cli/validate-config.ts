@@ -1,5 +1,5 @@
-import { ConfigInvalidError, ConfigUnreadableError, loadConfig, DEFAULT_CONFIG_PATH } from '../runtime/config/load.js';
-import { compareProblems, type Problem } from '../runtime/config/problem.js';
+import { ConfigInvalidError, ConfigUnreadableError, configWarnings, loadConfig, DEFAULT_CONFIG_PATH } from '../runtime/config/load.js';
+import { compareProblems, formatProblem, type Problem } from '../runtime/config/problem.js';
 import { ValidationError } from '../runtime/errors.js';
 import { COMMANDS, output } from './commands.js';
 import { EXIT, inputError } from './exit-codes.js';
@@ -11,15 +11,18 @@ type Flags = Record<string, string | boolean>;
 /**
  * `gslbctl validate --config FILE`: the daemon's startup checks without starting, every problem as
  * `FILE:line:col: key = value: rule (rule-id)` in file order (`--format json`: the same list as
- * JSON; `-o json`: `{valid, file, problems}` with the daemon's own lines). Returns 0 valid, 1
- * invalid. Errors: exit 2 when the file cannot be read.
+ * JSON; `-o json`: `{valid, file, problems, warnings}` with the daemon's own lines). Warnings of a
+ * valid file (deprecated keys) go to stderr as `warning: FILE:line:col: …` (and into `warnings`
+ * with `-o json`); they do not make it invalid. Returns 0 valid, 1 invalid. Errors: exit 2 when
+ * the file cannot be read.
  */
 async function validateConfigFile(flags: Flags, file: string): Promise<number> {
   problemFormat(flags);
   let located: Problem[];
   let lines: string[];
+  let warnings: string[] = [];
   try {
-    loadConfig(file);
+    warnings = configWarnings(loadConfig(file)).map((w) => formatProblem({ ...w, file: w.file || file }));
     located = [];
     lines = [];
   } catch (err) {
@@ -32,12 +35,13 @@ async function validateConfigFile(flags: Flags, file: string): Promise<number> {
     lines = err.problems;
   }
   if (flags.o === 'json') {
-    output(flags, { valid: located.length === 0, file, problems: lines }, () => '');
+    output(flags, { valid: located.length === 0, file, problems: lines, warnings }, () => '');
   } else if (located.length || problemFormat(flags) === 'json') {
     printProblemList(flags, located, `${file}: invalid (${countProblems(located)})`);
   } else {
     process.stdout.write(`${file}: valid\n`);
   }
+  if (flags.o !== 'json') for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   return located.length ? EXIT.FINDINGS : EXIT.OK;
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/types.js';
 import { createCore, type Core } from './app.js';
 import { createLogger, type Logger } from './log/logger.js';
+import { configWarnings } from './config/load.js';
 import { buildApi, createExtensions } from './api/server.js';
 import { PARTS, type Part } from './parts.js';
 import { logListening } from './log/listening.js';
@@ -32,6 +33,8 @@ export interface Daemon {
  */
 export async function startDaemon(config: Config, opts: { log?: Logger; env?: NodeJS.ProcessEnv; parts?: Part[]; ports?: PortSeed; stop?: Pick<StopOptions, 'partMs' | 'totalMs'> } = {}): Promise<Daemon> {
   const log = opts.log ?? createLogger(config.logging);
+  // once per start: keys of the file that were renamed (runtime/config/renamed-keys.ts)
+  for (const w of configWarnings(config)) log.warn({ detail: w.message, ...(w.file ? { file: w.file, line: w.line } : {}) }, 'deprecated configuration key');
   const core = createCore(config, log, opts.env ?? process.env);
   const parts = opts.parts ?? PARTS;
   const ext = createExtensions();

@@ -7,6 +7,7 @@ import { describeSchemaError, formatValue, type Problem } from './problem.js';
 import { checkConfigSemantics } from './semantic.js';
 import { expandHomePaths } from './home-paths.js';
 import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
+import { clashMessage, renamedMessage, renameOldKeys, writtenPath } from './renamed-keys.js';
 import { loadDnssecKeys } from '../crypto/dnssec-keys.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
@@ -50,6 +51,24 @@ function locate(src: YamlSource | undefined, path: (string | number)[], value: u
   return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message: `${key} = ${formatValue(value)}: ${text}`, rule };
 }
 
+/** The warnings of each loaded config (deprecated keys it used), kept beside it so Config stays the schema's shape. */
+const WARNINGS = new WeakMap<Config, readonly Problem[]>();
+
+/**
+ * The warnings found when `cfg` was loaded: each deprecated key it used, with its place and rule
+ * `deprecated-key` (docs/cli.md). The daemon logs them once at start; `gslbctl validate --config`
+ * prints them. Empty for a config not made by this module.
+ */
+export function configWarnings(cfg: Config): readonly Problem[] {
+  return WARNINGS.get(cfg) ?? [];
+}
+
+/** A finding about a key itself (no value), placed at the key. */
+function atKey(src: YamlSource | undefined, path: (string | number)[], message: string, rule: string): Problem {
+  const pos = src ? positionOf(src, path, 'key') : undefined;
+  return { file: src?.file ?? '', line: pos?.line ?? 0, col: pos?.col ?? 0, message, rule };
+}
+
 /** Most DNS worker threads `dns.workers: auto` starts (docs/dns.md "Workers"). */
 export const AUTO_WORKERS_CAP = 8;
 
@@ -74,13 +93,17 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   if (typeof obj !== 'object' || Array.isArray(obj)) {
     throw new ConfigInvalidError([{ file: src?.file ?? '', line: 0, col: 0, message: '(root): the configuration must be a YAML mapping', rule: 'document-shape' }]);
   }
+  // renamed keys are read by their new name; problems under one name the key as the file wrote it
+  const renamed = renameOldKeys(obj);
+  const written = (path: (string | number)[]) => writtenPath(path, renamed.used);
+  for (const r of renamed.clashes) problems.push(atKey(src, r.from, clashMessage(r), 'deprecated-key'));
   const original = structuredClone(obj);
   const shapeOk = validateConfigShape(obj);
   for (const e of shapeOk ? [] : validateConfigShape.errors ?? []) {
     const path = pointerToPath(e.instancePath);
     if (e.keyword === 'additionalProperties') path.push((e.params as { additionalProperty: string }).additionalProperty);
     const d = describeSchemaError(e);
-    problems.push(locate(src, path, valueAt(original, path), d.text, d.rule, d.at));
+    problems.push(locate(src, written(path), valueAt(original, path), d.text, d.rule, d.at));
   }
   expandHomePaths(obj);
   const cfg = obj as unknown as Config; // reason: checked against schemas/config.v1.schema.json above; problems are reported below
@@ -94,7 +117,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
     // A value of the wrong shape already produced a schema problem above; the semantic rules that
     // depend on it cannot run, and the other problems are still reported.
   }
-  for (const p of semantic) problems.push(locate(src, p.path, p.value, p.rule, 'semantic'));
+  for (const p of semantic) problems.push(locate(src, written(p.path), p.value, p.rule, 'semantic'));
   // DNSSEC key files are read when signing is on: a key the daemon cannot use stops startup here,
   // at the line of the key (docs/dns.md "DNSSEC"); problems name files and tags, never key material.
   if (shapeOk && cfg.dns.dnssec.enabled) {
@@ -105,6 +128,7 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   // file order, like a compiler (the schema reports in schema order); sort is stable
   problems.sort((a, b) => a.line - b.line || a.col - b.col);
   if (problems.length) throw new ConfigInvalidError(problems);
+  WARNINGS.set(cfg, renamed.used.map((r) => atKey(src, r.from, renamedMessage(r), 'deprecated-key')));
   return cfg;
 }
 

@@ -152,11 +152,11 @@ export function checkConfigSemantics(c: Config): Problem[] {
     if (first !== undefined) add(['tenancy', 'delegations', i, 'suffix'], d.suffix, `is already delegated by tenancy.delegations[${first}]`);
     else seen.set(s, i);
   });
-  // Every plan a workspace can be on must exist (docs/forms.md "Plans").
-  const plans = c.forms.plans;
-  if (!Object.hasOwn(plans, c.forms.defaultPlan)) add(['forms', 'defaultPlan'], c.forms.defaultPlan, `must be one of the plans in forms.plans (${Object.keys(plans).join(', ')})`);
-  for (const [tenant, plan] of Object.entries(c.forms.tenantPlans)) {
-    if (!Object.hasOwn(plans, plan)) add(['forms', 'tenantPlans', tenant], plan, `must be one of the plans in forms.plans (${Object.keys(plans).join(', ')})`);
+  // Every tier a workspace can be on must exist (docs/forms.md "Tiers").
+  const tiers = c.forms.tiers;
+  if (!Object.hasOwn(tiers, c.forms.defaultTier)) add(['forms', 'defaultTier'], c.forms.defaultTier, `must be one of the tiers in forms.tiers (${Object.keys(tiers).join(', ')})`);
+  for (const [tenant, tier] of Object.entries(c.forms.tenantTiers)) {
+    if (!Object.hasOwn(tiers, tier)) add(['forms', 'tenantTiers', tenant], tier, `must be one of the tiers in forms.tiers (${Object.keys(tiers).join(', ')})`);
   }
   return out;
 }

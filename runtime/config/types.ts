@@ -17,10 +17,10 @@ export interface HealthFileConfig {
 export interface SmtpFileConfig {
   host: string; port: number; from?: string; to: string[]; username?: string; password?: string; startTls: boolean; tls: boolean;
 }
-/** A form-service plan (`forms.plans.<name>`, docs/forms.md "Plans"). */
-export interface FormPlanConfig {
+/** A form-service billing tier (`forms.tiers.<name>`, docs/forms.md "Tiers"). */
+export interface FormTierConfig {
   forms: number; actionsPerForm: number; submissionsPerMonth: number; fileBytes: number;
-  /** absent when a plan given in the file leaves it out (the schema's default applies to the built-in plans only) */
+  /** absent when a tier given in the file leaves it out (the schema's default applies to the built-in tiers only) */
   features?: ('recaptcha' | 'customDomains')[];
 }
 export interface Config {
@@ -116,9 +116,9 @@ export interface Config {
     mailTemplatesDir?: string;
   };
   forms: {
-    plans: Record<string, FormPlanConfig>;
-    defaultPlan: string;
-    tenantPlans: Record<string, string>;
+    tiers: Record<string, FormTierConfig>;
+    defaultTier: string;
+    tenantTiers: Record<string, string>;
     rateLimits: { perKeyPerMinute: number; perIpPerMinute: number };
     intake: { maxBodyBytes: number; maxFileBytes: number; maxFiles: number; maxFields: number };
     files: { dir?: string };

@@ -14,12 +14,12 @@ const workspace = (tenantId = `ws${++workspaces}`) => publicClient(d, addFormKey
 before(async () => {
   d = await startTestDaemon({
     forms: {
-      plans: {
+      tiers: {
         starter: { forms: 2, actionsPerForm: 1, submissionsPerMonth: 50, fileBytes: 1000, features: [] },
         team: { forms: 20, actionsPerForm: 5, submissionsPerMonth: 5000, fileBytes: 2000000, features: ['recaptcha', 'customDomains'] },
       },
-      defaultPlan: 'team',
-      tenantPlans: { small: 'starter' },
+      defaultTier: 'team',
+      tenantTiers: { small: 'starter' },
     },
   } as never);
 });
@@ -93,7 +93,7 @@ test('POST /form/{id}/action: 400 validation_error naming the field', async () =
   assert.deepEqual([noId.status, noId.body.message], [400, 'form_id is required']);
 });
 
-test('GET /plan: the workspace\'s plan from forms.tenantPlans or forms.defaultPlan, its limits, features and usage', async () => {
+test('GET /plan: the workspace\'s plan from forms.tenantTiers or forms.defaultTier, its limits, features and usage', async () => {
   const team = workspace();
   const f = (await team('POST', '/form', { name: 'A' })).body.id as string;
   await team('POST', '/form', { name: 'B' });

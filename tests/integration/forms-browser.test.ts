@@ -22,7 +22,7 @@ let siteUrl: string;
 let refusedUrl: string;
 
 before(async () => {
-  d = await startTestDaemon({ forms: { tenantPlans: { browser: 'pro' } } } as never);
+  d = await startTestDaemon({ forms: { tenantTiers: { browser: 'pro' } } } as never);
   key = addFormKey(d, { tenantId: 'browser' }).key;
   call = publicClient(d, key);
   pages = new Map([['/thanks', '<!doctype html><title>Site thanks</title><h1>Thanks from the site</h1>']]);

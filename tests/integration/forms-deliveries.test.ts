@@ -26,7 +26,7 @@ before(async () => {
   d = await startTestDaemon({
     alerts: { smtp: [{ host: '127.0.0.1', port: smtp.port, from: 'forms@example.test', to: ['ops@example.test'], startTls: false }] },
     forms: {
-      defaultPlan: 'business',
+      defaultTier: 'business',
       rateLimits: { perIpPerMinute: 100_000 },
       deliveries: { pollIntervalMs: 50, retryDelaysMs: [50, 50, 50], pauseAfterFailures: 6, allowPrivateTargets: ['127.0.0.0/8'] },
       services: { telegramURL: `${base}/telegram` },
@@ -407,7 +407,7 @@ test('a restart mid-retry loses nothing: the queue is on disk, and after the res
   const dir = mkdtempSync(join(tmpdir(), 'gslbd-deliveries-restart-'));
   const config = (delays: number[]) => ({
     database: { path: join(dir, 'gslbd.db') },
-    forms: { defaultPlan: 'business', deliveries: { pollIntervalMs: 50, retryDelaysMs: delays, allowPrivateTargets: ['127.0.0.0/8'] } },
+    forms: { defaultTier: 'business', deliveries: { pollIntervalMs: 50, retryDelaysMs: delays, allowPrivateTargets: ['127.0.0.0/8'] } },
   }) as never;
   let down = true;
   rec.answer = (_n, req) => (req.url === '/restart' && down ? 503 : 202);

@@ -22,7 +22,7 @@ async function startOnOwnDns(): Promise<{ d: TestDaemon; port: number }> {
       const d = await startTestDaemon({
         dns: { listenAddr: '127.0.0.1', port, domain: 'example.test' },
         api: { publicURL: 'https://forms.service.test' },
-        forms: { tenantPlans: { biz: 'business' }, deliveries: { enabled: false }, domains: { resolvers: [`127.0.0.1:${port}`], timeoutMs: 1000 } },
+        forms: { tenantTiers: { biz: 'business' }, deliveries: { enabled: false }, domains: { resolvers: [`127.0.0.1:${port}`], timeoutMs: 1000 } },
       } as never, { GSLB_API_KEY: SYS });
       return { d, port };
     } catch (err) {

@@ -29,7 +29,7 @@ before(async () => {
   const port = (server.addresses().udp as AddressInfo).port;
   d = await startTestDaemon({
     api: { publicURL: 'https://forms.service.test' },
-    forms: { tenantPlans: { biz: 'business', biz2: 'business' }, deliveries: { enabled: false }, domains: { resolvers: [`127.0.0.1:${port}`], timeoutMs: 1000 } },
+    forms: { tenantTiers: { biz: 'business', biz2: 'business' }, deliveries: { enabled: false }, domains: { resolvers: [`127.0.0.1:${port}`], timeoutMs: 1000 } },
   } as never);
 });
 after(async () => {
@@ -139,7 +139,7 @@ test('the answer always names the record that points the host at the service: CN
     { name: 'forms.domains.address: an AAAA record', domains: { address: '2001:db8::1' }, publicURL: 'https://forms.service.test', host: 'ignored.test', want: { type: 'AAAA', value: '2001:db8::1' } },
   ];
   // one daemon without api.publicURL; each case sets the settings it reads at answer time
-  const daemon = await startTestDaemon({ forms: { defaultPlan: 'business', deliveries: { enabled: false } } } as never);
+  const daemon = await startTestDaemon({ forms: { defaultTier: 'business', deliveries: { enabled: false } } } as never);
   try {
     const { key } = addFormKey(daemon);
     const cfg = daemon.core.config as { api: { publicURL?: string }; forms: { domains: Record<string, unknown> } };

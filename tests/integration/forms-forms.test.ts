@@ -18,7 +18,7 @@ let workspaces = 0;
 const workspace = (tenantId = `ws${++workspaces}`): Call => publicClient(d, addFormKey(d, { tenantId }).key);
 
 before(async () => {
-  d = await startTestDaemon({ forms: { tenantPlans: { 'pro-ws': 'pro' }, recaptcha: { secret: 'test-recaptcha-secret' } } } as never);
+  d = await startTestDaemon({ forms: { tenantTiers: { 'pro-ws': 'pro' }, recaptcha: { secret: 'test-recaptcha-secret' } } } as never);
 });
 after(async () => { await d?.stop(); });
 

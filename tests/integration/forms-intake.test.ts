@@ -17,12 +17,12 @@ const workspace = (tenantId = `in${++workspaces}`): Call => publicClient(d, addF
 before(async () => {
   d = await startTestDaemon({
     forms: {
-      plans: {
+      tiers: {
         free: { forms: 50, actionsPerForm: 5, submissionsPerMonth: 1000, fileBytes: 0 },
         files: { forms: 50, actionsPerForm: 5, submissionsPerMonth: 1000, fileBytes: 200_000 },
         tiny: { forms: 5, actionsPerForm: 2, submissionsPerMonth: 2, fileBytes: 0 },
       },
-      tenantPlans: { 'files-ws': 'files', 'tiny-ws': 'tiny', 'burst-ws': 'tiny' },
+      tenantTiers: { 'files-ws': 'files', 'tiny-ws': 'tiny', 'burst-ws': 'tiny' },
       rateLimits: { perIpPerMinute: 100_000 },
       deliveries: { enabled: false },
       intake: { maxFiles: 3, maxFileBytes: 50_000, maxBodyBytes: 64 * 1024, maxFields: 50 },

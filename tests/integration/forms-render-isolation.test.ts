@@ -14,7 +14,7 @@ const HEAVY = "{% assign a = (1..3000000) %}{% assign b = a | where_exp: 'x', 'x
 
 test('six heavy previews of workspace A: B\'s form posts, its preview and GET /api/v1/health are answered while they run; each is ended at its limit and says so; a seventh is 429', async () => {
   const d = await startTestDaemon({
-    forms: { defaultPlan: 'business', rateLimits: { perIpPerMinute: 100_000 }, render: { workers: 2, timeoutMs: 3000, perTenant: 2, queuePerTenant: 4 } },
+    forms: { defaultTier: 'business', rateLimits: { perIpPerMinute: 100_000 }, render: { workers: 2, timeoutMs: 3000, perTenant: 2, queuePerTenant: 4 } },
   } as never);
   try {
     const a = publicClient(d, addFormKey(d, { tenantId: 'render-a' }).key);

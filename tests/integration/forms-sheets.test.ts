@@ -32,7 +32,7 @@ before(async () => {
   url = `http://127.0.0.1:${(google.address() as AddressInfo).port}`;
   d = await startTestDaemon({
     forms: {
-      defaultPlan: 'pro',
+      defaultTier: 'pro',
       deliveries: { pollIntervalMs: 50, allowPrivateTargets: ['127.0.0.0/8'] },
       services: { sheetsURL: `${url}/sheets`, googleTokenURL: `${url}/token` },
     },

@@ -36,7 +36,7 @@ before(async () => {
   writeFileSync(extra, '# ours\ntrash-mail.test\n!mailinator.com\n');
   d = await startTestDaemon({
     forms: {
-      defaultPlan: 'pro',
+      defaultTier: 'pro',
       rateLimits: { perIpPerMinute: 100_000 },
       deliveries: { enabled: false },
       recaptcha: { secret: 'site-secret-123', verifyURL: `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/siteverify`, timeoutMs: 500 },
@@ -163,7 +163,7 @@ test('recaptcha: a verification that takes too long is spam after forms.recaptch
   const slow = createServer(() => { /* never answers */ });
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
   const late = await startTestDaemon({
-    forms: { defaultPlan: 'pro', recaptcha: { secret: 's', verifyURL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, timeoutMs: 300 } },
+    forms: { defaultTier: 'pro', recaptcha: { secret: 's', verifyURL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, timeoutMs: 300 } },
   } as never);
   try {
     const lateCall = publicClient(late, addFormKey(late).key);
@@ -181,7 +181,7 @@ test('recaptcha: a verification that takes too long is spam after forms.recaptch
 });
 
 test('recaptcha_min_score needs a server that can verify tokens: 400 without forms.recaptcha.secret', async () => {
-  const bare = await startTestDaemon({ forms: { defaultPlan: 'pro' } } as never);
+  const bare = await startTestDaemon({ forms: { defaultTier: 'pro' } } as never);
   try {
     const call = publicClient(bare, addFormKey(bare).key);
     const res = await call('POST', '/form', { name: 'Captcha', recaptcha_min_score: 0.5 });

@@ -43,7 +43,7 @@ test('openapi document: no schema has an empty required list', async () => {
 });
 
 test('openapi document: the public submission endpoint (three media types, preflight, thank-you page) and the file download are documented as answered', async () => {
-  const d = await startTestDaemon({ forms: { plans: { files: { forms: 5, actionsPerForm: 1, submissionsPerMonth: 100, fileBytes: 100_000 } }, defaultPlan: 'files' } } as never);
+  const d = await startTestDaemon({ forms: { tiers: { files: { forms: 5, actionsPerForm: 1, submissionsPerMonth: 100, fileBytes: 100_000 } }, defaultTier: 'files' } } as never);
   try {
     const text = await (await fetch(`${d.url}/api/v1/openapi.json`)).text();
     type Op = { operationId: string; security: unknown[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> };

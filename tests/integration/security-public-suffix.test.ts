@@ -17,7 +17,7 @@ test('a tenant cannot claim a TLD or public suffix as a service, redirect, TXT r
   const d = await startTestDaemon({
     dns: { listenAddr: '127.0.0.1', port: 0, domain: 'example.test' },
     redirect: { enabled: true, listenAddr: '127.0.0.1', port: 0 },
-    forms: { tenantPlans: { alpha: 'business', beta: 'business' }, deliveries: { enabled: false } },
+    forms: { tenantTiers: { alpha: 'business', beta: 'business' }, deliveries: { enabled: false } },
   } as never, { GSLB_API_KEY: SYS });
   t.after(() => d.stop());
   const alpha = await tenantKey(d, 'alpha', sys);

@@ -31,7 +31,8 @@ export function deliveryView(r: DeliveryRow, attempts: readonly AttemptRow[]) {
 export class DeliveryService {
   constructor(
     private readonly outbox: Outbox,
-    private readonly send: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>,
+    /** one run of the test endpoint (ActionSender.test) */
+    private readonly runTest: (action: FormActionRow, ctx: DeliveryContext) => Promise<SendOutcome>,
     private readonly kick: () => void,
     private readonly render: TemplateRenderer,
     private readonly now: () => number = Date.now,
@@ -47,7 +48,7 @@ export class DeliveryService {
   /** Runs the action once on `data` as a submission of `form` (a test: nothing is stored or queued). */
   async test(action: FormActionRow, form: FormRow, data: unknown): Promise<SendOutcome> {
     const now = this.now();
-    return this.send(action, {
+    return this.runTest(action, {
       deliveryId: `test_${randomUUID()}`, event: 'action.test', form: { id: form.id, name: form.name },
       submission: { id: null, created_at: new Date(now).toISOString(), data: jsonFields(data, 200), files: [] },
       timestamp: Math.floor(now / 1000),

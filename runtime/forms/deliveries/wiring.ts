@@ -72,7 +72,7 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
       }).catch((err: unknown) => log.warn({ err, action: action.id }, 'mail about a paused form action failed'));
     },
   });
-  const service = new DeliveryService(outbox, (a, ctx) => sender.send(a, ctx), () => worker.kick(), render);
+  const service = new DeliveryService(outbox, (a, ctx) => sender.test(a, ctx), () => worker.kick(), render);
   const runs = new DigestRuns({
     db: core.db, log, mailer,
     digests: () => forms.actionsOfType('email_digest'),

@@ -6,7 +6,7 @@ import { isDomainName } from '../../net/ip.js';
 import { publicSuffixRefusal } from '../../tenancy/public-suffix.js';
 import { getRow, rowsOf } from '../../../core/snapshot/snapshot.js';
 import { planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
-import { assertFeature, planOf } from '../forms/plans.js';
+import { assertFeature, tierOf } from '../forms/tiers.js';
 import type { FormCore } from '../forms/store.js';
 import { challengeName, challengeValue, DOMAIN_KIND, type FormDomainRow } from './rows.js';
 import type { TxtLookup } from './verify.js';
@@ -21,7 +21,7 @@ export type DomainSettings = Config['forms']['domains'] & { publicURL?: string |
 export const normalHost = (h: string) => h.trim().toLowerCase().replace(/\.$/, '');
 
 /**
- * Custom domains of a workspace (docs/forms.md "Domains"): register (the plan must include
+ * Custom domains of a workspace (docs/forms.md "Domains"): register (the tier must include
  * `customDomains`; a hostname belongs to one workspace), list, delete, and verify: the TXT record
  * `_gslbd-challenge.<host>` must hold `gslbd-verify=<token>`, looked up through the configured
  * resolver; then the domain is active and serves the public endpoint under its Host. Domains are
@@ -59,9 +59,9 @@ export class DomainService {
     return this.all().find((d) => d.hostname === h);
   }
 
-  /** Registers a hostname for the workspace (403 without the plan feature, 400 for a bad name or a public suffix, 409 when taken). */
+  /** Registers a hostname for the workspace (403 without the tier feature, 400 for a bad name or a public suffix, 409 when taken). */
   register(tenantId: string, hostname: string): FormDomainRow {
-    assertFeature(planOf(this.forms(), tenantId), 'customDomains', 'domains');
+    assertFeature(tierOf(this.forms(), tenantId), 'customDomains', 'domains');
     const h = normalHost(hostname);
     if (!isDomainName(h) || h.startsWith('*')) throw badRequest(`domain: "${hostname}" is not a host name (such as forms.example.com)`);
     // a single label is a top-level domain, so a suffix too

@@ -1,4 +1,4 @@
-import { configProblems, type ActionTypeName } from './action-types.js';
+import { configProblems, type ActionTypeName } from '../actions/index.js';
 import { conditionProblems, type Condition, type ConditionsMode } from './conditions.js';
 import type { FormActionRow } from './rows.js';
 import type { SettingProblem } from './settings.js';

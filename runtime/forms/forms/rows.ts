@@ -1,5 +1,5 @@
 import type { GenericRow } from '../../../core/model/types.js';
-import type { ActionTypeName } from './action-types.js';
+import type { ActionTypeName } from '../actions/adapter.js';
 import type { Condition, ConditionsMode } from './conditions.js';
 import type { FormSchema } from './schema-fields.js';
 import type { FormSettings } from './settings.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/types.js';
 import { badRequest, notFound } from '../../errors.js';
 import { actionFields, actionProblems, changeAction, type ActionInput, type ActionPatch } from './actions.js';
-import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, type PlanUsage, type WorkspacePlan } from './plans.js';
+import { assertActionsAllowed, assertFeature, assertFormsAllowed, tierOf, type TierUsage, type WorkspaceTier } from './tiers.js';
 import type { FormActionRow, FormRow } from './rows.js';
 import { withSigningSecret } from './signing-secret.js';
 import { buildSchema, EMPTY_SCHEMA, schemaProblems, type SchemaField } from './schema-fields.js';
@@ -43,20 +43,20 @@ export function sortForms(rows: readonly FormRow[], sort: FormSort, order: SortO
 
 /**
  * The form operations of /public/v1 for one workspace at a time: a git form refused first (409
- * naming its file), then validation (400 naming the field), the plan's limits and features (403
- * naming the plan), then one write through the store.
+ * naming its file), then validation (400 naming the field), the tier's limits and features (403
+ * naming the tier), then one write through the store.
  * A form of another workspace is not found (404), exactly like a form that does not exist.
  */
 export class FormService {
   constructor(private readonly store: FormStore, private readonly config: () => Config['forms'], private readonly submissions: SubmissionFacts, private readonly now: () => number = Date.now) {}
 
-  /** The workspace's plan. */
-  planOf(tenantId: string): WorkspacePlan {
-    return planOf(this.config(), tenantId);
+  /** The workspace's tier (docs/forms.md "Tiers"). */
+  tierOf(tenantId: string): WorkspaceTier {
+    return tierOf(this.config(), tenantId);
   }
 
   /** What the workspace uses: forms, actions, and submissions this month (UTC; spam not counted). */
-  usage(tenantId: string): PlanUsage {
+  usage(tenantId: string): TierUsage {
     const forms = this.store.formsOf(tenantId);
     return {
       forms: forms.length, actions: forms.reduce((n, f) => n + this.store.actionsOf(f.id).length, 0),
@@ -88,13 +88,13 @@ export class FormService {
     return this.store.actionsOf(form.id);
   }
 
-  /** Creates a form: settings checked, the plan's form count and features respected. */
+  /** Creates a form: settings checked, the tier's form count and features respected. */
   create(tenantId: string, input: SettingsInput): FormRow {
     const settings = createSettings(input);
     refuse(settingsProblems(settings));
-    const plan = this.planOf(tenantId);
-    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(plan);
-    assertFormsAllowed(plan, this.store.formsOf(tenantId).length);
+    const tier = this.tierOf(tenantId);
+    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(tier);
+    assertFormsAllowed(tier, this.store.formsOf(tenantId).length);
     return this.store.create(tenantId, settings, EMPTY_SCHEMA);
   }
 
@@ -103,7 +103,7 @@ export class FormService {
     assertApiWritable(form);
     const settings = changeSettings(settingsOf(form), patch);
     refuse(settingsProblems(settings));
-    if (typeof patch.recaptcha_min_score === 'number') this.assertRecaptcha(this.planOf(form.tenantId));
+    if (typeof patch.recaptcha_min_score === 'number') this.assertRecaptcha(this.tierOf(form.tenantId));
     return this.store.update(form, settings);
   }
 
@@ -115,20 +115,20 @@ export class FormService {
     return { ...this.store.remove(form), submissionsDeleted };
   }
 
-  /** A CAPTCHA score needs a plan with `recaptcha` (403) and a server that can verify tokens (`forms.recaptcha.secret`, else 400). */
-  private assertRecaptcha(plan: WorkspacePlan): void {
-    assertFeature(plan, 'recaptcha', 'recaptcha_min_score');
+  /** A CAPTCHA score needs a tier with `recaptcha` (403) and a server that can verify tokens (`forms.recaptcha.secret`, else 400). */
+  private assertRecaptcha(tier: WorkspaceTier): void {
+    assertFeature(tier, 'recaptcha', 'recaptcha_min_score');
     if (!this.config().recaptcha.secret) throw badRequest('recaptcha_min_score: this server cannot verify reCAPTCHA tokens (forms.recaptcha.secret is not set)');
   }
 
   /** Copies a form with its settings, schema and actions, named `name` or `Copy of <name>`. */
   duplicate(form: FormRow, name: string | undefined): FormRow {
     const settings = { ...settingsOf(form), name: (name?.trim() || `Copy of ${form.name}`).slice(0, NAME_MAX) };
-    const plan = this.planOf(form.tenantId);
-    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(plan);
-    assertFormsAllowed(plan, this.store.formsOf(form.tenantId).length);
+    const tier = this.tierOf(form.tenantId);
+    if (settings.recaptcha_min_score !== null) this.assertRecaptcha(tier);
+    assertFormsAllowed(tier, this.store.formsOf(form.tenantId).length);
     const actions = this.store.actionsOf(form.id).length;
-    if (actions > 0) assertActionsAllowed(plan, 0, actions);
+    if (actions > 0) assertActionsAllowed(tier, 0, actions);
     return this.store.duplicate(form, settings);
   }
 
@@ -175,7 +175,7 @@ export class FormService {
   }
 
   /**
-   * Adds an action: config and conditions checked, the plan's actions per form respected. A
+   * Adds an action: config and conditions checked, the tier's actions per form respected. A
    * `webhook` sent without a secret gets one generated, returned as `generatedSecret` for the
    * answer to show once.
    */
@@ -183,7 +183,7 @@ export class FormService {
     assertApiWritable(form, 'add to');
     const fields = actionFields(input);
     refuse(actionProblems(fields));
-    assertActionsAllowed(this.planOf(form.tenantId), this.store.actionsOf(form.id).length);
+    assertActionsAllowed(this.tierOf(form.tenantId), this.store.actionsOf(form.id).length);
     const signed = withSigningSecret(fields);
     return { action: this.store.addAction(form, signed.fields), generatedSecret: signed.generated };
   }

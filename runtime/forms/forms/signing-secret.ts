@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { adapterOf } from '../actions/index.js';
 import type { ActionFields } from './actions.js';
 
 /** Random bytes of a generated signing secret (Standard Webhooks asks for 24 to 64). */
@@ -9,8 +10,8 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;
 }
 
-/** Whether an action signs its deliveries with `config.secret` (webhook-signature): the `webhook` type. */
-export const signsDeliveries = (a: Pick<ActionFields, 'type'>): boolean => a.type === 'webhook';
+/** Whether an action signs its deliveries with `config.secret` (webhook-signature): its adapter says so (the `webhook` type). */
+export const signsDeliveries = (a: Pick<ActionFields, 'type'>): boolean => adapterOf(a.type).signsDeliveries;
 
 /**
  * A `webhook` action written through the API always has a signing secret (docs/forms.md

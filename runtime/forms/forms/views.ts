@@ -1,4 +1,4 @@
-import { maskConfig } from './action-types.js';
+import { maskConfig } from '../actions/index.js';
 import type { FormActionRow, FormRow } from './rows.js';
 import { settingsOf } from './settings.js';
 import { actionWarnings } from './signing-secret.js';

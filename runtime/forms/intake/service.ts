@@ -1,8 +1,9 @@
 import type { Config } from '../../config/types.js';
 import { forbidden, GslbError, notFound } from '../../errors.js';
 import type { EventBus } from '../../../core/events/bus.js';
+import { adapterOf } from '../actions/index.js';
 import { conditionsMatch } from '../forms/conditions.js';
-import { planOf, type WorkspacePlan } from '../forms/plans.js';
+import { tierOf, type WorkspaceTier } from '../forms/tiers.js';
 import type { FormActionRow, FormRow } from '../forms/rows.js';
 import type { FileVault } from '../submissions/files.js';
 import type { SubmissionStore } from '../submissions/store.js';
@@ -45,17 +46,6 @@ export interface Accepted { id: number; spam: boolean; reason: string | null; qu
 
 const HOUR_MS = 3_600_000;
 
-/**
- * Whether an action takes an event: webhook and n8n by their `events` (default
- * `submission.created`); `email` also the reminder; digests none; every other type
- * `submission.created` only.
- */
-function takesEvent(a: FormActionRow, event: string): boolean {
-  if (a.type === 'email_digest') return false;
-  if (a.type === 'webhook' || a.type === 'n8n') return (Array.isArray(a.config.events) ? (a.config.events as string[]) : ['submission.created']).includes(event);
-  return event === 'submission.created' || (a.type === 'email' && event === 'submission.reminder');
-}
-
 /** The schema-typed e-mail fields of a form (for the spam checks' address lookup). */
 function emailFields(form: FormRow): string[] {
   return form.schema.fields.filter((f) => f.type.toLowerCase() === 'email').map((f) => f.name);
@@ -64,8 +54,8 @@ function emailFields(form: FormRow): string[] {
 /**
  * The public submission path (docs/forms.md "Submitting"), without HTTP: the form and its gate
  * (submissions enabled, the posting page's origin), then for a parsed post, in order: the
- * enforced schema (422 naming each field), files against the plan (403), the spam pipeline, the
- * plan's monthly submissions (403; spam is stored but not counted), and one transaction storing the
+ * enforced schema (422 naming each field), files against the tier (403), the spam pipeline, the
+ * tier's monthly submissions (403; spam is stored but not counted), and one transaction storing the
  * submission with a delivery queued for every enabled action whose conditions it meets (none for
  * spam). A refused post leaves nothing behind: its files are removed.
  */
@@ -109,8 +99,8 @@ export class IntakeService {
         throw new GslbError('API_UNPROCESSABLE', `the submission does not match the form's schema: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, { extra: { errors: problems } });
       }
     }
-    const plan = planOf(this.deps.config(), form.tenantId);
-    if (post.files.length > 0) this.assertFileRoom(plan, form.tenantId, post.files);
+    const tier = tierOf(this.deps.config(), form.tenantId);
+    if (post.files.length > 0) this.assertFileRoom(tier, form.tenantId, post.files);
     const at = this.now();
     const emails = emailsOf(fields, emailFields(form));
     const verdict: SpamVerdict = await checkSpam({
@@ -122,7 +112,7 @@ export class IntakeService {
     }, this.deps.spam);
     if (!verdict.spam) {
       const used = this.deps.submissions.submissionsInMonth(form.tenantId, at);
-      if (used >= plan.limits.submissionsPerMonth) throw forbidden(`plan ${plan.name} allows ${plan.limits.submissionsPerMonth} submissions per month`);
+      if (used >= tier.limits.submissionsPerMonth) throw forbidden(`plan ${tier.name} allows ${tier.limits.submissionsPerMonth} submissions per month`);
     }
     const actions = verdict.spam ? [] : this.actionsFor(form, fields);
     const visitor = form.collect_visitor_info;
@@ -135,23 +125,23 @@ export class IntakeService {
   }
 
   /**
-   * The enabled actions of a form that take an event of a submission whose conditions it meets:
-   * `submission.created` goes to every type but digests (they send on their own schedule) and
-   * webhooks that subscribed to other events only; `submission.claimed` and
-   * `submission.reminder` to webhook and n8n actions that list them in `events`, and the
-   * reminder also to `email` actions.
+   * The enabled actions of a form that take an event (their adapter's `takesEvent`) of a
+   * submission whose conditions it meets: `submission.created` goes to every type but digests
+   * (they send on their own schedule) and webhooks that subscribed to other events only;
+   * `submission.claimed` and `submission.reminder` to webhook and n8n actions that list them in
+   * `events`, and the reminder also to `email` actions.
    */
   actionsFor(form: FormRow, fields: SubmissionFields, event: 'submission.created' | 'submission.claimed' | 'submission.reminder' = 'submission.created'): string[] {
     return this.deps.forms.actionsOf(form.id)
-      .filter((a) => a.enabled && takesEvent(a, event) && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
+      .filter((a) => a.enabled && adapterOf(a.type).takesEvent(a.config, event) && conditionsMatch(a.conditions, a.conditions_mode, (f) => valuesOf(fields, f)))
       .map((a) => a.id);
   }
 
-  /** 403 when the plan stores no files, or these would pass its bytes. */
-  private assertFileRoom(plan: WorkspacePlan, tenantId: string, files: readonly StoredFile[]): void {
-    const limit = plan.limits.fileBytes;
-    if (limit === 0) throw forbidden(`plan ${plan.name} does not include file uploads`);
+  /** 403 when the tier stores no files, or these would pass its bytes. */
+  private assertFileRoom(tier: WorkspaceTier, tenantId: string, files: readonly StoredFile[]): void {
+    const limit = tier.limits.fileBytes;
+    if (limit === 0) throw forbidden(`plan ${tier.name} does not include file uploads`);
     const adding = files.reduce((n, f) => n + f.size, 0);
-    if (this.deps.submissions.fileBytes(tenantId) + adding > limit) throw forbidden(`plan ${plan.name} allows ${limit} bytes of files`);
+    if (this.deps.submissions.fileBytes(tenantId) + adding > limit) throw forbidden(`plan ${tier.name} allows ${limit} bytes of files`);
   }
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACTION_TYPE_TABLE, ACTION_TYPES, configProblems, MASK, maskConfig } from '../../../runtime/forms/forms/action-types.js';
+import { ACTION_TYPE_TABLE, ACTION_TYPES, configProblems, MASK, maskConfig } from '../../../runtime/forms/actions/index.js';
 import { actionFields, actionProblems } from '../../../runtime/forms/forms/actions.js';
 import { conditionProblems, type Condition } from '../../../runtime/forms/forms/conditions.js';
 import { problemsMessage } from '../../../runtime/forms/forms/settings.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSchema } from '../../../runtime/paths.js';
-import { ACTION_TYPES } from '../../../runtime/forms/forms/action-types.js';
+import { ACTION_TYPES } from '../../../runtime/forms/actions/index.js';
 import { CONDITION_OPS } from '../../../runtime/forms/forms/conditions.js';
 import { PUBLIC_ERROR_NAMES } from '../../../runtime/forms/public/errors.js';
 import { SETTING_NAMES, createSettings } from '../../../runtime/forms/forms/settings.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfigText } from '../../../runtime/config/load.js';
 import { ValidationError } from '../../../runtime/errors.js';
-import { assertActionsAllowed, assertFeature, assertFormsAllowed, planOf, planView } from '../../../runtime/forms/forms/plans.js';
+import { assertActionsAllowed, assertFeature, assertFormsAllowed, tierOf, tierView } from '../../../runtime/forms/forms/tiers.js';
 
 const problemsOf = (yaml: string): string[] => {
   try {
@@ -16,12 +16,12 @@ const problemsOf = (yaml: string): string[] => {
 
 test('forms.* defaults: free, pro and business plans, free by default, 600 requests a minute per key', () => {
   const c = parseConfigText('');
-  assert.deepEqual(Object.keys(c.forms.plans), ['free', 'pro', 'business']);
-  assert.deepEqual(c.forms.plans.free, { forms: 5, actionsPerForm: 2, submissionsPerMonth: 100, fileBytes: 0, features: [] });
-  assert.deepEqual(c.forms.plans.pro!.features, ['recaptcha']);
-  assert.deepEqual(c.forms.plans.business!.features, ['recaptcha', 'customDomains']);
-  assert.equal(c.forms.defaultPlan, 'free');
-  assert.deepEqual(c.forms.tenantPlans, {});
+  assert.deepEqual(Object.keys(c.forms.tiers), ['free', 'pro', 'business']);
+  assert.deepEqual(c.forms.tiers.free, { forms: 5, actionsPerForm: 2, submissionsPerMonth: 100, fileBytes: 0, features: [] });
+  assert.deepEqual(c.forms.tiers.pro!.features, ['recaptcha']);
+  assert.deepEqual(c.forms.tiers.business!.features, ['recaptcha', 'customDomains']);
+  assert.equal(c.forms.defaultTier, 'free');
+  assert.deepEqual(c.forms.tenantTiers, {});
   assert.equal(c.forms.rateLimits.perKeyPerMinute, 600);
   assert.equal(c.forms.rateLimits.perIpPerMinute, 60);
   assert.deepEqual(c.forms.intake, { maxBodyBytes: 1048576, maxFileBytes: 10485760, maxFiles: 10, maxFields: 200 });
@@ -35,17 +35,17 @@ test('forms.* defaults: free, pro and business plans, free by default, 600 reque
   assert.deepEqual(c.forms.services, { telegramURL: 'https://api.telegram.org', sheetsURL: 'https://sheets.googleapis.com', googleTokenURL: 'https://oauth2.googleapis.com/token' });
 });
 
-test('forms.plans given in the file replace the built-in ones', () => {
-  const c = parseConfigText('forms: {plans: {team: {forms: 3, actionsPerForm: 1, submissionsPerMonth: 10, fileBytes: 0}}, defaultPlan: team}');
-  assert.deepEqual(Object.keys(c.forms.plans), ['team']);
-  assert.equal(planOf(c.forms, 'acme').name, 'team');
+test('forms.tiers given in the file replace the built-in ones', () => {
+  const c = parseConfigText('forms: {tiers: {team: {forms: 3, actionsPerForm: 1, submissionsPerMonth: 10, fileBytes: 0}}, defaultTier: team}');
+  assert.deepEqual(Object.keys(c.forms.tiers), ['team']);
+  assert.equal(tierOf(c.forms, 'acme').name, 'team');
 });
 
 const BAD: { name: string; yaml: string; want: RegExp }[] = [
-  { name: 'default plan not in plans', yaml: 'forms: {defaultPlan: gold}', want: /forms\.defaultPlan = "gold": must be one of the plans in forms\.plans \(free, pro, business\)/ },
-  { name: 'tenant plan not in plans', yaml: 'forms: {tenantPlans: {acme: gold}}', want: /forms\.tenantPlans\.acme = "gold": must be one of the plans in forms\.plans/ },
-  { name: 'negative limit', yaml: 'forms: {plans: {free: {forms: -1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0}}}', want: /forms\.plans\.free\.forms = -1: must be >= 0/ },
-  { name: 'unknown feature', yaml: 'forms: {plans: {free: {forms: 1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0, features: [sso]}}}', want: /forms\.plans\.free\.features\.0 = "sso"/ },
+  { name: 'default plan not in plans', yaml: 'forms: {defaultTier: gold}', want: /forms\.defaultTier = "gold": must be one of the tiers in forms\.tiers \(free, pro, business\)/ },
+  { name: 'tenant plan not in plans', yaml: 'forms: {tenantTiers: {acme: gold}}', want: /forms\.tenantTiers\.acme = "gold": must be one of the tiers in forms\.tiers/ },
+  { name: 'negative limit', yaml: 'forms: {tiers: {free: {forms: -1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0}}}', want: /forms\.tiers\.free\.forms = -1: must be >= 0/ },
+  { name: 'unknown feature', yaml: 'forms: {tiers: {free: {forms: 1, actionsPerForm: 1, submissionsPerMonth: 1, fileBytes: 0, features: [sso]}}}', want: /forms\.tiers\.free\.features\.0 = "sso"/ },
   { name: 'rate limit zero', yaml: 'forms: {rateLimits: {perKeyPerMinute: 0}}', want: /forms\.rateLimits\.perKeyPerMinute = 0: must be >= 1/ },
   { name: 'per-address limit zero', yaml: 'forms: {rateLimits: {perIpPerMinute: 0}}', want: /forms\.rateLimits\.perIpPerMinute = 0: must be >= 1/ },
   { name: 'more than 100 files', yaml: 'forms: {intake: {maxFiles: 101}}', want: /forms\.intake\.maxFiles = 101: must be <= 100/ },
@@ -53,7 +53,7 @@ const BAD: { name: string; yaml: string; want: RegExp }[] = [
   { name: 'unknown intake key', yaml: 'forms: {intake: {maxFilez: 1}}', want: /forms\.intake.*maxFilez/ },
   { name: 'siteverify not http', yaml: 'forms: {recaptcha: {verifyURL: "ftp://x.example"}}', want: /forms\.recaptcha\.verifyURL/ },
   { name: 'an allowed target that is not a range', yaml: 'forms: {deliveries: {allowPrivateTargets: [intranet]}}', want: /forms\.deliveries\.allowPrivateTargets\.0/ },
-  { name: 'plan missing a limit', yaml: 'forms: {plans: {free: {forms: 1}}}', want: /forms\.plans\.free/ },
+  { name: 'plan missing a limit', yaml: 'forms: {tiers: {free: {forms: 1}}}', want: /forms\.tiers\.free/ },
 ];
 
 for (const row of BAD) {
@@ -64,9 +64,9 @@ for (const row of BAD) {
 }
 
 test('a workspace is on its tenant plan, else the default plan; limits and features answer 403 with the plan named', () => {
-  const c = parseConfigText('forms: {tenantPlans: {acme: pro}}');
-  const pro = planOf(c.forms, 'acme');
-  const free = planOf(c.forms, 'other');
+  const c = parseConfigText('forms: {tenantTiers: {acme: pro}}');
+  const pro = tierOf(c.forms, 'acme');
+  const free = tierOf(c.forms, 'other');
   assert.deepEqual([pro.name, free.name], ['pro', 'free']);
   assert.doesNotThrow(() => assertFormsAllowed(free, 4));
   assert.throws(() => assertFormsAllowed(free, 5), { status: 403, message: 'plan free allows 5 forms' });
@@ -74,7 +74,7 @@ test('a workspace is on its tenant plan, else the default plan; limits and featu
   assert.throws(() => assertActionsAllowed(free, 2), { status: 403, message: 'plan free allows 2 actions per form' });
   assert.throws(() => assertFeature(free, 'recaptcha', 'recaptcha_min_score'), { status: 403, message: 'plan free does not include recaptcha (needed by recaptcha_min_score)' });
   assert.doesNotThrow(() => assertFeature(pro, 'recaptcha', 'recaptcha_min_score'));
-  assert.deepEqual(planView(pro, { forms: 2, actions: 3, submissionsThisMonth: 0 }), {
+  assert.deepEqual(tierView(pro, { forms: 2, actions: 3, submissionsThisMonth: 0 }), {
     plan: 'pro',
     limits: { forms: 50, actions_per_form: 10, submissions_per_month: 10000, file_bytes: 1073741824, features: { recaptcha: true, custom_domains: false } },
     usage: { forms: 2, actions: 3, submissions_this_month: 0 },

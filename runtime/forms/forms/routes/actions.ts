@@ -3,7 +3,7 @@ import type { IdParams } from '../../../api/schemas.js';
 import { callerOf } from '../../public/routes/server.js';
 import { formRoute } from '../../public/routes/docs.js';
 import { paginate, parsePage } from '../../public/list.js';
-import { ACTION_TYPE_TABLE } from '../action-types.js';
+import { ACTION_TYPE_TABLE } from '../../actions/index.js';
 import type { FormService } from '../service.js';
 import { actionView } from '../views.js';
 import type { ActionCreate, PageQuery } from './types.js';

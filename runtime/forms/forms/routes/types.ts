@@ -3,7 +3,7 @@
  * of the same name), for the route generics of runtime/forms/forms/routes. The schema validates;
  * these only type what it let through, field by field.
  */
-import type { ActionTypeName } from '../action-types.js';
+import type { ActionTypeName } from '../../actions/adapter.js';
 import type { Condition, ConditionsMode } from '../conditions.js';
 import type { SchemaField } from '../schema-fields.js';
 
