@@ -1,5 +1,6 @@
 import { formatProblem } from '../runtime/config/problem.js';
-import { loadManifests, routingCasesOf } from '../gitops/load/index.js';
+import { loadManifests } from '../gitops/load/index.js';
+import { routingCasesOf } from '../gitops/routing/kind.js';
 import { sortProblems, validateManifests } from '../gitops/validate/validate.js';
 import { KINDS } from '../runtime/kinds-all.js';
 import { planChanges } from '../core/plan/plan.js';
