@@ -14,7 +14,8 @@ import { ResourceStore } from '../core/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../core/snapshot/snapshot.js';
 import { dryRun } from '../gitops/dry-run.js';
 import { validationEnv } from '../gitops/validate/names.js';
-import type { ValidationEnv } from '../gitops/load/kinds.js';
+import type { ValidationEnv } from '../gitops/kinds/port.js';
+import { KINDS } from '../runtime/kinds-all.js';
 import type { SafetyOptions } from '../core/plan/safety.js';
 import { planToJson, renderPlanText } from '../core/plan/render.js';
 import type { GitOpsStatus, HistoryEntry, Attempt } from '../gitops/status.js';
@@ -87,7 +88,7 @@ async function planDir(flags: Flags, dir: string | undefined, log?: string): Pro
     const { env, safety, config } = fromConfig(flags);
     progress(flags, `planning against ${db}`);
     const current = snapshotFromDb(db);
-    const r = dryRun(files, current, { env, ...(safety ? { safety } : {}) });
+    const r = dryRun(files, current, { env, kinds: KINDS, ...(safety ? { safety } : {}) });
     // offline: no geo databases, so geo-dependent cases are skipped with a note
     const routingTests = r.plan ? await runRoutingCasesForPlan(r.cases, current, r.plan, { config }) : null;
     const out: RemotePlan = { valid: r.valid, problems: r.problems, plan: r.plan ? planToJson(r.plan) : null, text: r.plan ? renderPlanText(r.plan) : '', routingTests };

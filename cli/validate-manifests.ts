@@ -1,6 +1,8 @@
 import { formatProblem } from '../runtime/config/problem.js';
-import { loadManifests, routingCasesOf } from '../gitops/load/index.js';
+import { loadManifests } from '../gitops/load/index.js';
+import { routingCasesOf } from '../gitops/routing/kind.js';
 import { sortProblems, validateManifests } from '../gitops/validate/validate.js';
+import { KINDS } from '../runtime/kinds-all.js';
 import { planChanges } from '../core/plan/plan.js';
 import { emptySnapshot } from '../core/snapshot/snapshot.js';
 import { DEFAULT_TENANT } from '../core/model/types.js';
@@ -33,7 +35,7 @@ export async function validateManifestDir(flags: Flags, dir: string): Promise<nu
   const files = readDir(flags, dir);
   const { env, config } = fromConfig(flags);
   const loaded = loadManifests(files);
-  const v = validateManifests(loaded.manifests, env);
+  const v = validateManifests(loaded.manifests, env, KINDS);
   let problems = locateProblems(sortProblems([...loaded.problems, ...v.problems]), dir);
   const tests = problems.length ? undefined : await routingTestsOf(loaded.manifests, v.desired, config);
   if (tests?.failed) problems = locateProblems(tests.results.filter((c) => c.status === 'failed').map(describeResult), dir);

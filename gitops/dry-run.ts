@@ -1,7 +1,9 @@
 import { DEFAULT_TENANT } from '../core/model/types.js';
 import type { Snapshot } from '../core/snapshot/snapshot.js';
-import { loadManifests, routingCasesOf, type RoutingCase } from './load/index.js';
-import type { ValidationEnv } from './load/kinds.js';
+import { loadManifests } from './load/index.js';
+import { routingCasesOf, type RoutingCase } from './routing/kind.js';
+import type { ValidationEnv } from './kinds/port.js';
+import type { KindRegistry } from './kinds/registry.js';
 import { planChanges } from '../core/plan/plan.js';
 import type { SafetyOptions } from '../core/plan/safety.js';
 import type { Plan } from '../core/plan/types.js';
@@ -20,11 +22,11 @@ export interface DryRun {
  * `apply --dry-run`, POST /gitops/plan). New rows get ids `new:<kind>/<key>` so the output is
  * stable. Pure apart from the inputs.
  */
-export function dryRun(files: readonly SourceFile[], actual: Snapshot, opts: { env?: ValidationEnv; safety?: SafetyOptions; revision?: string } = {}): DryRun {
+export function dryRun(files: readonly SourceFile[], actual: Snapshot, opts: { env?: ValidationEnv; safety?: SafetyOptions; revision?: string; kinds?: KindRegistry } = {}): DryRun {
   const loaded = loadManifests(files);
-  const v = validateManifests(loaded.manifests, opts.env ?? {});
+  const v = validateManifests(loaded.manifests, opts.env ?? {}, opts.kinds);
   const problems = sortProblems([...loaded.problems, ...v.problems]);
-  if (problems.length === 0) problems.push(...checkAgainstActual(v.desired, actual, opts.env ?? {}));
+  if (problems.length === 0) problems.push(...checkAgainstActual(v.desired, actual, opts.env ?? {}, opts.kinds));
   if (problems.length) return { valid: false, problems, manifests: loaded.manifests.length, plan: undefined, cases: [] };
   const plan = planChanges({
     desired: v.desired, actual, revision: opts.revision ?? 'working-tree', tenantId: DEFAULT_TENANT,

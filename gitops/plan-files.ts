@@ -1,6 +1,6 @@
 import type { Core } from '../runtime/app.js';
 import { dryRun } from './dry-run.js';
-import type { RoutingCase } from './load/index.js';
+import type { RoutingCase } from './routing/kind.js';
 import { planOf, type OffloadWorker } from './offload/offload.js';
 import type { Plan } from '../core/plan/types.js';
 import { planToJson, renderPlanText } from '../core/plan/render.js';

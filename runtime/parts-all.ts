@@ -1,5 +1,6 @@
 /**
- * Registers every daemon part, in start order. Each import adds itself to PARTS.
+ * Registers every daemon part, in start order (each import adds itself to PARTS), and installs every
+ * resource kind of the config repo (kinds-all.ts).
  */
 import './resources/part.js';
 import './txt/part.js';
@@ -20,3 +21,5 @@ import './forms/part.js';
 import './alerts/part.js';
 import '../gitops/part.js';
 import './backup/part.js';
+// every resource kind of the config repo, for the GitOps loader and validator
+import './kinds-all.js';

@@ -1,14 +1,5 @@
-/** The manifest loader: parsing, the kind registry and the built-in kinds. */
-import './pool.js';
-import './service.js';
-import './redirect.js';
-import './form.js';
-import './apikey.js';
-import './txtrecord.js';
-import './alerttarget.js';
-import './routingtest.js';
+/** The manifest loader: parsing into manifests; the kinds they may be are the registry's (gitops/kinds/). */
 export { loadManifests, problemAt, type Manifest } from './manifest.js';
-export { registerManifestKind, manifestKind, manifestKindNames, type ManifestKind, type ValidationEnv } from './kinds.js';
-export { poolKeys } from './pool.js';
-export { formKeys } from './form.js';
-export { routingCasesOf, type RoutingCase, type RoutingExpect } from './routingtest.js';
+export type { ResourceKind, ValidationEnv } from '../kinds/port.js';
+// RoutingTest is GitOps's own kind (gitops/routing/kind.ts); re-exported for the reconcile steps
+export { routingCasesOf, type RoutingCase, type RoutingExpect } from '../routing/kind.js';

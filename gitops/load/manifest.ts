@@ -1,18 +1,10 @@
 import { positionOf, parseYamlDocuments, type YamlSource } from '../../runtime/config/yaml-source.js';
 import { formatProblem, formatValue } from '../../runtime/config/problem.js';
 import type { SourceFile } from '../source/git-source.js';
+import type { Manifest } from '../kinds/port.js';
 
-/** One document of the config repo, with where it came from. */
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  spec: Record<string, unknown>;
-  /** the whole document as parsed */
-  raw: Record<string, unknown>;
-  file: string;
-  src: YamlSource;
-}
+export type { Manifest } from '../kinds/port.js';
+
 
 /** Problems in the manifests, each formatted `file:line:col: path = value: what (rule)` (runtime/config/problem.ts). */
 export type Problems = string[];

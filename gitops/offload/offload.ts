@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../../runtime/worker-thread.js';
 import type { Logger } from '../../runtime/log/logger.js';
 import type { Row } from '../../core/model/types.js';
-import type { RoutingCase } from '../load/index.js';
+import type { RoutingCase } from '../routing/kind.js';
 import type { Change, Plan } from '../../core/plan/types.js';
 import { decodeChanges, type WireChunk } from './plan-wire.js';
 import { nextTurn } from '../../core/apply/slicer.js';

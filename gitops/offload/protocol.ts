@@ -1,6 +1,6 @@
 import type { Config } from '../../runtime/config/types.js';
 import type { Origin } from '../../core/model/types.js';
-import type { RoutingCase } from '../load/index.js';
+import type { RoutingCase } from '../routing/kind.js';
 import type { SafetyOptions } from '../../core/plan/safety.js';
 import type { Plan } from '../../core/plan/types.js';
 import type { WireChunk } from './plan-wire.js';

@@ -11,10 +11,13 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { readManifestFiles } from '../source/git-source.js';
-import { loadManifests, routingCasesOf, type RoutingCase } from '../load/index.js';
+import { loadManifests } from '../load/index.js';
+import { routingCasesOf, type RoutingCase } from '../routing/kind.js';
 import { parseCacheKey, type ParseCache } from '../load/manifest.js';
 import { checkAgainstActual, sortProblems, validateManifests } from '../validate/validate.js';
 import { validationEnv } from '../validate/names.js';
+// the thread's composition root: every resource kind (it installs them for the loader and validator)
+import { KINDS } from '../../runtime/kinds-all.js';
 import { planChanges } from '../../core/plan/plan.js';
 import { planIdSteps } from '../../core/plan/plan-id.js';
 import type { DesiredRow, Plan } from '../../core/plan/types.js';
@@ -70,11 +73,11 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
     }
     const loaded = loadManifests(files, parseCache);
     if (loaded.problems.length) {
-      const more = validateManifests(loaded.manifests, env).problems;
+      const more = validateManifests(loaded.manifests, env, KINDS).problems;
       return post({ t: 'loaded', id, problems: sortProblems([...loaded.problems, ...more]) });
     }
     post({ t: 'loaded', id });
-    const v = validateManifests(loaded.manifests, env);
+    const v = validateManifests(loaded.manifests, env, KINDS);
     if (v.problems.length) return post({ t: 'validated', id, problems: v.problems });
     desired = v.desired;
     cases = routingCasesOf(loaded.manifests);
@@ -84,7 +87,7 @@ async function plan(id: number, req: PlanRequest): Promise<void> {
   const lap = () => { const now = performance.now(); const ms = Math.round(now - t); t = now; return ms; };
   const { seq, snapshot } = state.read();
   const read = lap();
-  const clash = checkAgainstActual(desired, snapshot, env);
+  const clash = checkAgainstActual(desired, snapshot, env, KINDS);
   if (clash.length) return post({ t: 'validated', id, problems: clash });
   post({ t: 'validated', id, cases });
   const check = lap();
@@ -120,7 +123,7 @@ async function dryRunRequest(id: number, req: DryRunRequest): Promise<void> {
   const t = performance.now();
   const { seq, snapshot } = state.read();
   const read = Math.round(performance.now() - t);
-  const r = dryRun(req.files, snapshot, { env, safety: req.safety, ...(req.revision ? { revision: req.revision } : {}) });
+  const r = dryRun(req.files, snapshot, { env, kinds: KINDS, safety: req.safety, ...(req.revision ? { revision: req.revision } : {}) });
   const p = r.plan;
   if (p) p.baseVersion = req.baseVersion;
   const body = JSON.stringify({ valid: r.valid, problems: r.problems, plan: p ? planToJson(p) : null, text: p ? renderPlanText(p) : '' });

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { RoutingExpect } from '../load/routingtest.js';
+import type { RoutingExpect } from './kind.js';
 
 /** What a routing test query got: the response code name and the addresses answered, in order. */
 export interface Observed { rcode: string; answers: string[] }

@@ -16,7 +16,7 @@ import { formatProblem } from '../../runtime/config/problem.js';
 import { proposedSnapshotSteps } from '../../core/apply/proposed.js';
 import type { Plan } from '../../core/plan/types.js';
 import { toFqdn } from '../../runtime/tenancy/names.js';
-import type { RoutingCase } from '../load/routingtest.js';
+import type { RoutingCase } from './kind.js';
 import { describeExpect, describeObserved, judgeCase, type Observed } from './judge.js';
 
 /** The outcome of one case. */

@@ -1,10 +1,10 @@
-import type { ValidationEnv } from '../load/kinds.js';
+import type { ValidationEnv } from '../kinds/port.js';
+import type { KindRegistry } from '../kinds/registry.js';
 import { problemAt, type Manifest } from '../load/manifest.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import type { Config } from '../../runtime/config/types.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { checkNameClaim, checkSuffix, nameRules, toFqdn, type NameRules, type NamedService } from '../../runtime/tenancy/names.js';
-import { isWildcard, normalHost, ownedName } from '../../runtime/redirect/rules.js';
 import { scriptPolicyOf } from '../../runtime/config/script-policy.js';
 
 /**
@@ -29,25 +29,15 @@ export function validationEnv(cfg: Config, env?: NodeJS.ProcessEnv): ValidationE
 /** The rules when the daemon's config is not known: no delegations, no reserved names. */
 const NO_RULES: NameRules = { operatorTenant: DEFAULT_TENANT, delegations: new Map(), requireDelegation: false, reserved: new Set() };
 
-/** The DNS name a Service, Redirect or TxtRecord manifest claims, with the field that holds it (a wildcard host claims its base). */
-function claimOf(m: Manifest): { name: string; wildcard?: boolean; field: string; what: string } | undefined {
-  if (m.kind === 'Service' && typeof m.spec.domain === 'string') return { name: m.spec.domain, field: 'domain', what: 'services' };
-  if (m.kind === 'Redirect' && typeof m.spec.host === 'string') {
-    const host = normalHost(m.spec.host);
-    return { name: ownedName(host), wildcard: isWildcard(host), field: 'host', what: 'redirect rules' };
-  }
-  if (m.kind === 'TxtRecord' && typeof m.spec.name === 'string') return { name: m.spec.name, field: 'name', what: 'TXT records' };
-  return undefined;
-}
-
 /**
- * `file:line` problems of Service, Redirect and TxtRecord manifests whose name is a public suffix
- * (or a wildcard at or above one), or is delegated to another tenant. Pure.
+ * `file:line` problems of manifests that claim a DNS name (their kind's `claim`: Service, Redirect,
+ * TxtRecord) whose name is a public suffix (or a wildcard at or above one), or is delegated to
+ * another tenant. Pure.
  */
-export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameRules | undefined): string[] {
+export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameRules | undefined, kinds: KindRegistry): string[] {
   const out: string[] = [];
   for (const m of manifests) {
-    const c = claimOf(m);
+    const c = kinds.get(m.kind)?.claim?.(m);
     if (!c) continue;
     // without the daemon's config (gslbctl validate alone) only the public-suffix rule is known
     const v = names ? checkNameClaim(names, { name: c.name, wildcard: c.wildcard, tenant: DEFAULT_TENANT, principalTenant: null }, []) : checkSuffix(NO_RULES, c.name, c.wildcard);
@@ -58,26 +48,20 @@ export function manifestNameProblems(manifests: Iterable<Manifest>, names: NameR
   return out;
 }
 
-/** The name a desired service or redirect row claims (fully qualified), with its manifest label. */
-export function desiredClaim(d: DesiredRow): { name: string; label: string } | undefined {
-  if (d.kind === 'service') return { name: toFqdn(String(d.fields.domain)), label: `Service "${d.key}": domain` };
-  if (d.kind === 'redirect') return { name: toFqdn(ownedName(String(d.fields.host))), label: `Redirect "${d.key}": host ${String(d.fields.host)}, name` };
-  return undefined;
-}
-
 /** Strict ancestors of a fully qualified name, nearest first (`a.b.c.` → `b.c.`, `c.`). */
 function* ancestors(name: string): Generator<string> {
   for (let i = name.indexOf('.'); i >= 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) yield name.slice(i + 1);
 }
 
 /**
- * Problems of desired git services and redirect rules against other tenants' services and redirect
- * rules (`foreign`, all created over the REST API): an undelegated name under or above one (first
+ * Problems of desired rows that claim names (their kind's `rowClaims`: services, redirect rules)
+ * against other tenants' claims (`foreign`, all created over the REST API, each called
+ * `nounOf(it)`): an undelegated name under or above one (first
  * come; the same name is `checkAgainstActual`'s concern, with or without the rules). Each desired name looks only at
  * the few rows that can overlap it (its ancestors, and a map of every ancestor of a foreign name),
  * so a large repo against many tenant services stays linear. Pure.
  */
-export function foreignNameProblems(desired: readonly DesiredRow[], foreign: readonly NamedService[], names: NameRules): string[] {
+export function foreignNameProblems(desired: readonly DesiredRow[], foreign: readonly NamedService[], names: NameRules, kinds: KindRegistry, nounOf: (n: NamedService) => string): string[] {
   const out: string[] = [];
   if (foreign.length === 0) return out;
   const byName = new Map<string, NamedService>();
@@ -88,7 +72,7 @@ export function foreignNameProblems(desired: readonly DesiredRow[], foreign: rea
     for (const a of ancestors(d)) if (!below.has(a)) below.set(a, s);
   }
   for (const d of desired) {
-    const claim = desiredClaim(d);
+    const claim = kinds.ofRow(d.kind)?.rowClaims?.claim(d);
     if (!claim) continue;
     const n = claim.name;
     if (byName.has(n)) continue;
@@ -99,8 +83,18 @@ export function foreignNameProblems(desired: readonly DesiredRow[], foreign: rea
     if (near.length === 0) continue;
     const v = checkNameClaim(names, { name: n, tenant: DEFAULT_TENANT, principalTenant: null }, near);
     if (!v.ok && v.reason === 'PublicSuffix') continue; // manifestNameProblems names it
-    const what = near.some((s) => s.kind === 'redirect') ? 'a service or redirect rule' : 'a service';
+    const what = nearbyWhat(kinds, near.map(nounOf));
     if (!v.ok) out.push(`${d.source ?? '(unknown file)'}: ${claim.label} ${n} is not available: ${what} of another tenant is at, under or above it`);
   }
   return out;
+}
+
+/**
+ * What is at, under or above a name, for a message: the first name-claiming kind's noun (the
+ * name rules are stated over it: services) and every other one present, in registry order
+ * (`a service or redirect rule`).
+ */
+function nearbyWhat(kinds: KindRegistry, present: readonly string[]): string {
+  const nouns = kinds.all().flatMap((k) => (k.rowClaims ? [k.rowClaims.noun] : []));
+  return `a ${nouns.filter((noun, i) => i === 0 || present.includes(noun)).join(' or ')}`;
 }

@@ -1,31 +1,29 @@
-import type { TxtRecordRow } from '../../runtime/txt/record.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { addProjectFormats, pointerToPath } from '../../runtime/config/ajv.js';
 import { describeSchemaError, sortProblemStrings } from '../../runtime/config/problem.js';
 import { loadSchema } from '../../runtime/paths.js';
-import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
-import { DEFAULT_TENANT, type ServiceRow } from '../../core/model/types.js';
+import type { Snapshot } from '../../core/snapshot/snapshot.js';
 import { toFqdn, type NamedService } from '../../runtime/tenancy/names.js';
-import { REDIRECT_KIND, redirectClaim, type RedirectRow } from '../../runtime/redirect/rules.js';
-import { desiredClaim, foreignNameProblems, manifestNameProblems } from './names.js';
+import { foreignNameProblems, manifestNameProblems } from './names.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import { lineOf } from '../../runtime/config/yaml-source.js';
-import { manifestKind, manifestKindNames, type ValidationEnv } from '../load/kinds.js';
+import type { ResourceKind, RowClaims, ValidationEnv } from '../kinds/port.js';
+import { installedKinds, type KindRegistry } from '../kinds/registry.js';
 import { problemAt, type Manifest } from '../load/manifest.js';
-import '../load/index.js';
 
 // verbose: errors carry the failing schema and value, so messages can name what was expected
 const ajv = addProjectFormats(new Ajv({ allErrors: true, useDefaults: false, strict: false, verbose: true }));
-for (const f of ['resources.v1.schema.json', 'api-forms.v1.schema.json', 'api-formkeys.v1.schema.json', 'api-redirects.v1.schema.json', 'api-txt.v1.schema.json', 'api-alerttargets.v1.schema.json', 'manifest.v1.schema.json']) ajv.addSchema(loadSchema(f));
+ajv.addSchema(loadSchema('manifest.v1.schema.json'));
 const envelope = ajv.getSchema('manifest.v1.schema.json')!;
 const compiled = new Map<string, ValidateFunction>();
 
-/** The compiled schema of a kind's schema file (compiled once, on first use). */
-function schemaFor(file: string): ValidateFunction {
-  let v = compiled.get(file);
+/** The compiled schema of a kind (with the schemas it refers to; compiled once, on first use). */
+function schemaFor(k: ResourceKind): ValidateFunction {
+  let v = compiled.get(k.schema);
   if (!v) {
-    v = ajv.getSchema(file) ?? ajv.compile(loadSchema(file));
-    compiled.set(file, v);
+    for (const f of k.schemaRefs ?? []) if (!ajv.getSchema(f)) ajv.addSchema(loadSchema(f));
+    v = ajv.getSchema(k.schema) ?? ajv.compile(loadSchema(k.schema));
+    compiled.set(k.schema, v);
   }
   return v;
 }
@@ -59,20 +57,20 @@ function schemaProblems(m: Manifest, validate: ValidateFunction): string[] {
  * Collects every problem, each as `file:line:col: path = value: what (rule)`, sorted by file, line
  * and column. `desired` is only meaningful when `problems` is empty. Pure.
  */
-export function validateManifests(manifests: readonly Manifest[], env: ValidationEnv = {}): { desired: DesiredRow[]; problems: string[] } {
+export function validateManifests(manifests: readonly Manifest[], env: ValidationEnv = {}, kinds: KindRegistry = installedKinds()): { desired: DesiredRow[]; problems: string[] } {
   const problems: string[] = [];
   const checked: Manifest[] = [];
   const valid = new Set<Manifest>();
   const index = new Map<string, Map<string, Manifest>>();
   for (const m of manifests) {
-    const k = manifestKind(m.kind);
+    const k = kinds.get(m.kind);
     if (!k) {
       const env0 = schemaProblems(m, envelope);
       problems.push(...env0);
-      if (m.kind !== '' || env0.length === 0) problems.push(problemAt(m.src, ['kind'], `unknown kind; known kinds: ${manifestKindNames().join(', ')}`, undefined, { rule: 'unknown-kind' }));
+      if (m.kind !== '' || env0.length === 0) problems.push(problemAt(m.src, ['kind'], `unknown kind; known kinds: ${kinds.names().join(', ')}`, undefined, { rule: 'unknown-kind' }));
       continue;
     }
-    const found = schemaProblems(m, schemaFor(k.schema));
+    const found = schemaProblems(m, schemaFor(k));
     problems.push(...found);
     if (m.name) {
       let byName = index.get(m.kind);
@@ -89,7 +87,7 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
   }
   const desired: DesiredRow[] = [];
   for (const m of checked) {
-    const k = manifestKind(m.kind)!;
+    const k = kinds.get(m.kind)!;
     try {
       k.check?.(m, index, env, (path, rule) => problems.push(problemAt(m.src, path, rule)));
     } catch {
@@ -97,76 +95,46 @@ export function validateManifests(manifests: readonly Manifest[], env: Validatio
     }
     if (valid.has(m)) desired.push(...k.map(m));
   }
-  problems.push(...manifestNameProblems(valid, env.names));
+  problems.push(...manifestNameProblems(valid, env.names, kinds));
   return { desired, problems: sortProblemStrings(problems) };
 }
 
 /**
- * Checks desired rows against the running state: a git service may not take a domain already
- * served by a REST-owned service, nor a git redirect rule a host a REST-owned rule has; neither
- * may take the name of another tenant's service or redirect rule, nor, with `env.names`, an
- * undelegated name under or above one (docs/api.md "Name ownership", docs/redirects.md "Names").
- * Returns problems naming the manifest file; another tenant's rows are never named (tenant roles
- * read GitOps status). Pure.
+ * Checks desired rows against the running state, with each kind's name claims (`rowClaims`): a
+ * git service may not take a domain already served by a REST-owned service, nor a git redirect
+ * rule a host a REST-owned rule has; neither may take the name of another tenant's service or
+ * redirect rule, nor, with `env.names`, an undelegated name under or above one (docs/api.md "Name
+ * ownership", docs/redirects.md "Names"). Then each kind's own checks (`againstActual`: TXT
+ * records). Returns problems naming the manifest file; another tenant's rows are never named
+ * (tenant roles read GitOps status). Pure.
  */
-export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot, env: ValidationEnv = {}): string[] {
-  const apiDomains = new Map<string, ServiceRow>();
-  const apiHosts = new Map<string, RedirectRow>();
+export function checkAgainstActual(desired: readonly DesiredRow[], actual: Snapshot, env: ValidationEnv = {}, kinds: KindRegistry = installedKinds()): string[] {
   const foreign: NamedService[] = [];
-  const foreignNames = new Map<string, NamedService>();
-  const addForeign = (n: NamedService) => { foreign.push(n); foreignNames.set(toFqdn(n.domain), n); };
-  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) {
-    if (s.origin === 'git') continue;
-    apiDomains.set(toFqdn(s.domain), s);
-    if (s.tenantId !== DEFAULT_TENANT) addForeign(s);
-  }
-  for (const r of rowsOf<RedirectRow>(actual, REDIRECT_KIND).values()) {
-    if (r.origin === 'git') continue;
-    apiHosts.set(r.host, r);
-    if (r.tenantId !== DEFAULT_TENANT) addForeign(redirectClaim(r));
-  }
-  const out: string[] = [];
-  for (const d of desired) {
-    const claim = desiredClaim(d);
-    if (!claim) continue;
-    const where = `${d.source ?? '(unknown file)'}: ${claim.label} ${claim.name}`;
-    if (d.kind === 'service') {
-      const taken = apiDomains.get(claim.name);
-      if (taken) {
-        out.push(taken.tenantId === DEFAULT_TENANT
-          ? `${where} is already served by service "${taken.name}" created over the REST API; delete it there first`
-          : `${where} is not available: a service of another tenant uses it`);
-        continue;
-      }
-    } else {
-      const taken = apiHosts.get(String(d.fields.host));
-      if (taken && taken.tenantId === DEFAULT_TENANT) { out.push(`${where} already has a redirect rule created over the REST API (${taken.id}); delete it there first`); continue; }
+  const foreignNames = new Map<string, { n: NamedService; noun: string }>();
+  const nouns = new Map<NamedService, string>();
+  const clashes = new Map<RowClaims, ReturnType<RowClaims['against']>['clash']>();
+  for (const k of kinds.all()) {
+    if (!k.rowClaims) continue;
+    const got = k.rowClaims.against(actual);
+    clashes.set(k.rowClaims, got.clash);
+    for (const n of got.foreign) {
+      foreign.push(n);
+      nouns.set(n, k.rowClaims.noun);
+      foreignNames.set(toFqdn(n.domain), { n, noun: k.rowClaims.noun });
     }
-    const other = foreignNames.get(claim.name);
-    if (other) out.push(`${where} is not available: a ${other.kind === 'redirect' ? 'redirect rule' : 'service'} of another tenant uses it`);
-  }
-  if (env.names) out.push(...foreignNameProblems(desired, foreign, env.names));
-  out.push(...txtAgainstActual(desired, actual));
-  return out;
-}
-
-/**
- * Git TXT records against the running state: a name that holds a TXT record created over the REST
- * API (the default tenant's: delete it there first) or a service or TXT record of another tenant.
- * Another tenant's rows are never named. Pure.
- */
-function txtAgainstActual(desired: readonly DesiredRow[], actual: Snapshot): string[] {
-  const taken = new Map<string, string>();
-  for (const s of rowsOf<ServiceRow>(actual, 'service').values()) if (s.tenantId !== DEFAULT_TENANT) taken.set(toFqdn(s.domain), 'a service of another tenant uses it');
-  for (const t of rowsOf<TxtRecordRow>(actual, 'txtrecord').values()) {
-    if (t.origin === 'git') continue;
-    taken.set(t.name, t.tenantId === DEFAULT_TENANT ? `it holds TXT record ${t.id} created over the REST API; delete it there first` : 'a TXT record of another tenant uses it');
   }
   const out: string[] = [];
   for (const d of desired) {
-    if (d.kind !== 'txtrecord') continue;
-    const why = taken.get(toFqdn(String(d.fields.name)));
-    if (why) out.push(`${d.source ?? '(unknown file)'}: TxtRecord "${d.key}": name ${String(d.fields.name)} is not available: ${why}`);
+    const claims = kinds.ofRow(d.kind)?.rowClaims;
+    const claim = claims?.claim(d);
+    if (!claims || !claim) continue;
+    const where = `${d.source ?? '(unknown file)'}: ${claim.label} ${claim.name}`;
+    const clash = clashes.get(claims)?.(d, claim.name);
+    if (clash) { out.push(`${where} ${clash}`); continue; }
+    const other = foreignNames.get(claim.name);
+    if (other) out.push(`${where} is not available: a ${other.noun} of another tenant uses it`);
   }
+  if (env.names) out.push(...foreignNameProblems(desired, foreign, env.names, kinds, (n) => nouns.get(n) ?? ''));
+  for (const k of kinds.all()) if (k.againstActual) out.push(...k.againstActual(desired, actual));
   return out;
 }

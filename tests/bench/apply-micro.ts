@@ -17,6 +17,7 @@ import { repoFiles } from './gitops-repo.js';
 import { loadManifests } from '../../gitops/load/manifest.js';
 import { validateManifests } from '../../gitops/validate/validate.js';
 import { validationEnv } from '../../gitops/validate/names.js';
+import '../../runtime/kinds-all.js';
 import { validateConfigObject } from '../../runtime/config/load.js';
 import { planChanges } from '../../core/plan/plan.js';
 import { planId } from '../../core/plan/plan-id.js';

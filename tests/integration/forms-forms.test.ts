@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { loadManifests } from '../../gitops/load/index.js';
 import { validateManifests } from '../../gitops/validate/validate.js';
+import '../../runtime/kinds-all.js';
 import { planChanges } from '../../core/plan/plan.js';
 import { rowsOf } from '../../core/snapshot/snapshot.js';
 import type { FormActionRow } from '../../runtime/forms/forms/rows.js';

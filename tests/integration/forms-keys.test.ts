@@ -5,6 +5,7 @@ import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
 import { FormKeyStore, TOUCH_INTERVAL_MS } from '../../runtime/forms/keys/store.js';
 import { loadManifests } from '../../gitops/load/index.js';
 import { validateManifests } from '../../gitops/validate/validate.js';
+import '../../runtime/kinds-all.js';
 import { planChanges } from '../../core/plan/plan.js';
 
 const SYS = randomBytes(32).toString('hex');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { loadManifests } from '../../../gitops/load/index.js';
 import { sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
+import '../../../runtime/kinds-all.js';
 import { planChanges } from '../../../core/plan/plan.js';
 import { emptySnapshot } from '../../../core/snapshot/snapshot.js';
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadManifests } from '../../../gitops/load/index.js';
-import { fieldPath } from '../../../gitops/load/form.js';
+import { fieldPath } from '../../../runtime/forms/kind.js';
+import '../../../runtime/kinds-all.js';
 import { sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
 import { planChanges } from '../../../core/plan/plan.js';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';

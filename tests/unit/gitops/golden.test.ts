@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import type { Row } from '../../../core/model/types.js';
 import { dryRun } from '../../../gitops/dry-run.js';
+import '../../../runtime/kinds-all.js';
 import { planToJson, renderPlanText } from '../../../core/plan/render.js';
 import { readManifestDir } from '../../../cli/manifest-dir.js';
 

@@ -11,6 +11,7 @@ import { checkRedirectHost } from '../../../runtime/redirect/ownership.js';
 import { redirectFields, redirectProblems, type RedirectRow } from '../../../runtime/redirect/rules.js';
 import { loadManifests } from '../../../gitops/load/index.js';
 import { checkAgainstActual, validateManifests } from '../../../gitops/validate/validate.js';
+import '../../../runtime/kinds-all.js';
 import { validationEnv } from '../../../gitops/validate/names.js';
 
 const cfg = validateConfigObject({

@@ -5,6 +5,7 @@ import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js'
 import type { ServiceRow } from '../../../core/model/types.js';
 import { loadManifests } from '../../../gitops/load/index.js';
 import { checkAgainstActual, validateManifests } from '../../../gitops/validate/validate.js';
+import '../../../runtime/kinds-all.js';
 import { validationEnv } from '../../../gitops/validate/names.js';
 
 // Git rows belong to the default tenant: a Service whose domain is delegated to another tenant is a

@@ -1,6 +1,5 @@
 import { positionOf } from '../../runtime/config/yaml-source.js';
-import type { Manifest } from './manifest.js';
-import { registerManifestKind } from './kinds.js';
+import { API_VERSION, type Manifest, type ResourceKind } from '../kinds/port.js';
 
 /** What a routing test case expects (schemas/routingtest.v1.schema.json). */
 export interface RoutingExpect { answers?: string[]; ordered?: boolean; rcode?: string; oneOf?: string[] }
@@ -26,9 +25,12 @@ const casesOf = (m: Manifest): CaseSpec[] => (Array.isArray(m.spec.cases) ? (m.s
  * checked; it creates no rows. Beyond the schema: case names are unique per manifest, and
  * `ordered` needs `answers`.
  */
-registerManifestKind({
+export const routingTestKind: ResourceKind = {
   kind: 'RoutingTest',
+  apiVersion: API_VERSION,
   schema: 'routingtest.v1.schema.json',
+  rows: [],
+  routes: 'gitops/routes.ts',
   map: () => [],
   check(m, _index, _env, report) {
     const seen = new Set<string>();
@@ -40,7 +42,7 @@ registerManifestKind({
       if (c?.expect?.ordered && !Array.isArray(c.expect.answers)) report(['spec', 'cases', i, 'expect', 'ordered'], 'ordered needs answers');
     });
   },
-});
+};
 
 /**
  * The cases of every RoutingTest manifest, in file order, each with its file, line and column. Call on

@@ -1,9 +1,8 @@
-import { createSettings, settingsProblems, type SettingProblem, type SettingsInput } from '../../runtime/forms/forms/settings.js';
-import { buildSchema, schemaProblems, type SchemaField } from '../../runtime/forms/forms/schema-fields.js';
-import { actionFields, actionProblems, type ActionInput } from '../../runtime/forms/forms/actions.js';
+import { createSettings, settingsProblems, type SettingProblem, type SettingsInput } from './forms/settings.js';
+import { buildSchema, schemaProblems, type SchemaField } from './forms/schema-fields.js';
+import { actionFields, actionProblems, type ActionInput } from './forms/actions.js';
 import type { DesiredRow } from '../../core/plan/types.js';
-import type { Manifest } from './manifest.js';
-import { registerManifestKind, type Report } from './kinds.js';
+import { API_VERSION, type Manifest, type Report, type ResourceKind } from '../../gitops/kinds/port.js';
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
@@ -40,9 +39,13 @@ const reportAll = (report: Report, at: (string | number)[], problems: readonly S
  * belong to the tenant of every git row and are not held to a plan (the operator writes them);
  * over /public/v1 they are read-only (409 naming the file).
  */
-registerManifestKind({
+export const formKind: ResourceKind = {
   kind: 'Form',
+  apiVersion: API_VERSION,
   schema: 'form.v1.schema.json',
+  schemaRefs: ['api-forms.v1.schema.json'],
+  rows: ['form', 'formaction'],
+  routes: 'runtime/forms/forms/routes/forms.ts',
   map(m) {
     const source = m.file;
     const s = schemaOf(m);
@@ -66,4 +69,34 @@ registerManifestKind({
       reportAll(report, ['spec', 'actions', i], actionProblems(actionFields(a as unknown as ActionInput))); // reason: schema-valid (form.v1.schema.json)
     });
   },
-});
+};
+
+/**
+ * `kind: ApiKey` → one `formkey` row (docs/forms.md): the key's name is `metadata.name`, the hash
+ * and scopes come from `spec`, and `spec.form` names a Form manifest and becomes a reference the
+ * planner resolves to the form's id. Only the hash is in the repo; the secret never is. A git key
+ * has no creation time (`createdAt` 0) and is deleted in git, not over REST.
+ */
+export const apiKeyKind: ResourceKind = {
+  kind: 'ApiKey',
+  apiVersion: API_VERSION,
+  schema: 'apikey.v1.schema.json',
+  schemaRefs: ['api-formkeys.v1.schema.json'],
+  rows: ['formkey'],
+  routes: 'runtime/forms/keys/routes.ts',
+  map(m) {
+    const form = typeof m.spec.form === 'string' ? m.spec.form : null;
+    return [{
+      kind: 'formkey', key: m.name, source: m.file,
+      fields: { name: m.name, keyHash: String(m.spec.hash), scopes: [...new Set(m.spec.scopes as string[])], createdAt: 0 },
+      refs: [{ field: 'formId', kind: 'form', key: form === null ? null : formKeys.form(form) }],
+    }];
+  },
+  check(m, index, _env, report) {
+    const form = typeof m.spec.form === 'string' ? m.spec.form : undefined;
+    if (form !== undefined && !index.get('Form')?.has(form)) report(['spec', 'form'], `no Form named "${form}" in the repo`);
+    for (const other of index.get('ApiKey')?.values() ?? []) {
+      if (other !== m && other.spec.hash === m.spec.hash) { report(['spec', 'hash'], `the same key as ApiKey "${other.name}" (${other.file})`); break; }
+    }
+  },
+};

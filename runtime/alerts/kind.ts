@@ -1,7 +1,7 @@
-import { secretRefProblem } from '../../runtime/alerts/secret-ref.js';
-import { ALERT_TARGET_KIND, alertTargetFields, alertTargetProblems, secretRefsOf, type AlertTargetInput } from '../../runtime/alerts/target-row.js';
+import { secretRefProblem } from './secret-ref.js';
+import { ALERT_TARGET_KIND, alertTargetFields, alertTargetProblems, secretRefsOf, type AlertTargetInput } from './target-row.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
-import { registerManifestKind } from './kinds.js';
+import { API_VERSION, type ResourceKind } from '../../gitops/kinds/port.js';
 
 /**
  * `kind: AlertTarget` → one `alerttarget` row of the operator's (`default`) tenant (docs/alerts.md
@@ -10,9 +10,13 @@ import { registerManifestKind } from './kinds.js';
  * and, on the daemon (not offline), be readable there, each reported at the manifest's file and
  * line.
  */
-registerManifestKind({
+export const alertTargetKind: ResourceKind = {
   kind: 'AlertTarget',
+  apiVersion: API_VERSION,
   schema: 'alerttarget.v1.schema.json',
+  schemaRefs: ['api-alerttargets.v1.schema.json'],
+  rows: [ALERT_TARGET_KIND],
+  routes: 'runtime/alerts/routes.ts',
   map(m) {
     return [{ kind: ALERT_TARGET_KIND, key: m.name, source: m.file, fields: { ...alertTargetFields({ ...(m.spec as Omit<AlertTargetInput, 'name'>), name: m.name }) } }];
   },
@@ -26,4 +30,4 @@ registerManifestKind({
       if (why) report(['spec', ...path], why);
     }
   },
-});
+};

@@ -1,7 +1,10 @@
-import { geoRuleFields, healthCheckFields, memberCreateFields } from '../../core/model/normalize.js';
-import { scriptRefusal, type ScriptPolicy } from '../../runtime/config/script-policy.js';
+import { canonicalAlgorithm, geoRuleFields, healthCheckFields, memberCreateFields, serviceFields } from '../../core/model/normalize.js';
+import { scriptRefusal, type ScriptPolicy } from '../config/script-policy.js';
+import { DEFAULT_TENANT, type ServiceRow } from '../../core/model/types.js';
 import type { DesiredRow } from '../../core/plan/types.js';
-import { registerManifestKind, type Report } from './kinds.js';
+import { rowsOf } from '../../core/snapshot/snapshot.js';
+import { toFqdn } from '../tenancy/names.js';
+import { API_VERSION, firstByKey, type ManifestIndex, type Report, type ResourceKind } from '../../gitops/kinds/port.js';
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
@@ -35,9 +38,13 @@ export const poolKeys = {
  * `spec.healthCheck` is set, and a geo rule row per `spec.geoRules[]`. Field defaults are the
  * REST API's (core/model/normalize.ts).
  */
-registerManifestKind({
+export const poolKind: ResourceKind = {
   kind: 'Pool',
+  apiVersion: API_VERSION,
   schema: 'pool.v1.schema.json',
+  schemaRefs: ['resources.v1.schema.json'],
+  rows: ['pool', 'healthcheck', 'member', 'georule'],
+  routes: 'runtime/resources/routes/pools.ts',
   map(m) {
     const name = m.name;
     const source = m.file;
@@ -84,4 +91,79 @@ registerManifestKind({
       if (env.scripts) checkScript(hc, env.scripts, report);
     }
   },
-});
+};
+
+/** The first Service declaring each (lower-cased) domain. */
+const firstByDomain = (index: ManifestIndex) => firstByKey(index, 'Service', (m) => String(m.spec.domain).toLowerCase());
+
+/**
+ * `kind: Service` → one service row; `spec.pool` names a Pool manifest and becomes a reference the
+ * planner resolves to the pool's id. Defaults are the REST API's.
+ */
+export const serviceKind: ResourceKind = {
+  kind: 'Service',
+  apiVersion: API_VERSION,
+  schema: 'service.v1.schema.json',
+  schemaRefs: ['resources.v1.schema.json'],
+  rows: ['service'],
+  routes: 'runtime/resources/routes/services.ts',
+  map(m) {
+    const pool = typeof m.spec.pool === 'string' ? m.spec.pool : null;
+    const fields = serviceFields({ ...m.spec, name: m.name, poolId: null });
+    return [{
+      kind: 'service', key: m.name, fields: { ...fields }, source: m.file,
+      refs: [{ field: 'poolId', kind: 'pool', key: pool === null ? null : poolKeys.pool(pool) }],
+    }];
+  },
+  check(m, index, env, report) {
+    const s = m.spec;
+    const algo = canonicalAlgorithm(s.algorithm);
+    const poolName = typeof s.pool === 'string' ? s.pool : undefined;
+    const pool = poolName === undefined ? undefined : index.get('Pool')?.get(poolName);
+    if (poolName !== undefined && !pool) report(['spec', 'pool'], `no Pool named "${poolName}" in the repo`);
+    const members = new Set(list(pool?.spec.members).map((x) => String(x.ipAddress)));
+    const asnRules = list(s.asnRules);
+    if (algo === 'asn') {
+      if (asnRules.length === 0) report(['spec', 'asnRules'], 'at least one rule is required when algorithm is asn');
+      if (env.asnDb === false) report(['spec', 'algorithm'], 'algorithm asn needs loadbalancer.asn.dbPath in the daemon configuration');
+    }
+    const chain = Array.isArray(s.chain) ? (s.chain as string[]) : [];
+    if (env.geoipDb === false && (algo === 'geo-ip' || chain.includes('geo-ip'))) {
+      report(['spec', algo === 'geo-ip' ? 'algorithm' : 'chain'], 'geo-ip needs loadbalancer.geoip.dbPath in the daemon configuration');
+    }
+    if (algo === 'map-file' && pool && list(pool.spec.geoRules).length === 0) report(['spec', 'algorithm'], `map-file needs geoRules in pool "${poolName}"`);
+    const dup = new Set<string>();
+    chain.forEach((c, i) => { if (dup.has(c)) report(['spec', 'chain', i], `step "${c}" appears twice`); dup.add(c); });
+    const first = firstByDomain(index).get(String(s.domain).toLowerCase());
+    if (first && first !== m) report(['spec', 'domain'], `domain is already served by Service "${first.name}" (${first.file})`);
+    if (pool) {
+      asnRules.forEach((r, i) => {
+        if (!members.has(String(r.endpoint))) report(['spec', 'asnRules', i, 'endpoint'], `must be the ipAddress of a member of pool "${poolName}"`);
+      });
+    }
+  },
+  claim: (m) => (typeof m.spec.domain === 'string' ? { name: m.spec.domain, field: 'domain', what: 'services' } : undefined),
+  rowClaims: {
+    noun: 'service',
+    claim: (d) => ({ name: toFqdn(String(d.fields.domain)), label: `Service "${d.key}": domain` }),
+    against(actual) {
+      const api = new Map<string, ServiceRow>();
+      const foreign: ServiceRow[] = [];
+      for (const s of rowsOf<ServiceRow>(actual, 'service').values()) {
+        if (s.origin === 'git') continue;
+        api.set(toFqdn(s.domain), s);
+        if (s.tenantId !== DEFAULT_TENANT) foreign.push(s);
+      }
+      return {
+        foreign,
+        clash(_d, name) {
+          const taken = api.get(name);
+          if (!taken) return undefined;
+          return taken.tenantId === DEFAULT_TENANT
+            ? `is already served by service "${taken.name}" created over the REST API; delete it there first`
+            : 'is not available: a service of another tenant uses it';
+        },
+      };
+    },
+  },
+};
