@@ -1,12 +1,9 @@
 import type { CityResponse } from 'maxmind';
 import { seededRandom } from '../seeded-random.js';
 import type { Config } from '../../runtime/config/types.js';
-import type { HealthView } from '../../runtime/health/view.js';
+import type { HealthView } from '../../runtime/health/port.js';
 import { NO_RUM, type StepTrace } from '../../runtime/balancer/types.js';
-import { Answerer } from '../../runtime/dns/answer.js';
-import { rcodeName } from '../../runtime/dns/metrics.js';
-import { buildQueryPacket, QTYPES } from '../../runtime/dns/query-packet.js';
-import type { GeoDeps } from '../../runtime/dns/service-plan.js';
+import { Answerer, buildQueryPacket, QTYPES, rcodeName, type GeoDeps } from '../../runtime/dns/port.js';
 import { asnOfIp } from '../../runtime/geo/lookup.js';
 import type { MmdbSource } from '../../runtime/geo/mmdb-source.js';
 import { getRow, type Snapshot } from '../../core/snapshot/snapshot.js';

@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import type { Core } from '../app.js';
 import type { HealthTransition } from '../../core/events/bus.js';
-import type { HealthEntry } from '../health/view.js';
+import type { HealthEntry } from '../health/port.js';
 import type { ClusterMetrics } from './metrics.js';
 import { healthKey, parseHealthKey, type ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';

@@ -1,4 +1,4 @@
-import type { HealthPolicy } from '../health/view.js';
+import type { HealthPolicy } from '../health/port.js';
 import { decideHealth, type PolicyName } from './policies.js';
 import type { Liveness } from './liveness.js';
 import type { PeerHealth } from './peer-health.js';

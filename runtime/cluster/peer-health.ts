@@ -1,4 +1,4 @@
-import type { HealthEntry } from '../health/view.js';
+import type { HealthEntry } from '../health/port.js';
 
 /** A peer's report for one endpoint, with the local time it arrived. */
 export interface PeerEntry extends HealthEntry {

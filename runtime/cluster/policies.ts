@@ -1,4 +1,4 @@
-import type { HealthEntry } from '../health/view.js';
+import type { HealthEntry } from '../health/port.js';
 
 /** The four health policies of gslb-config-auth.md §2 `state.healthPolicy`. */
 export type PolicyName = 'prefer-local' | 'local-only' | 'global-any-healthy' | 'global-quorum';
