@@ -2,10 +2,7 @@ import type { Logger } from '../../runtime/log/logger.js';
 import { decisionKey, type CanaryDecision, type DecisionMsg } from './msg.js';
 import type { CanaryStore } from './store.js';
 import type { CanaryWatch } from './watch.js';
-import type { GitLeader } from '../../runtime/cluster/lease.js';
-import type { ClusterMetrics } from '../../runtime/cluster/metrics.js';
-import type { ClusterNames } from '../../runtime/cluster/names.js';
-import type { NatsLink } from '../../runtime/cluster/nats-link.js';
+import type { ClusterMetrics, ClusterNames, GitLeader, NatsLink } from '../../runtime/cluster/port.js';
 
 /** Publishes canary decisions; `decide` runs on a timer, `supersede` when the controller asks. */
 export interface CanaryCoordinator {

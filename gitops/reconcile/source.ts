@@ -2,7 +2,7 @@ import type { Reconciler, ReconcileRequest } from '../reconcile.js';
 import { waiting, type ReconcileError } from '../errors.js';
 import { fetchHead, tagsStamp } from '../source/git-source.js';
 import { pinnedOutError } from '../rollback/report.js';
-import { holdsNow } from '../../runtime/cluster/lease.js';
+import { holdsNow } from '../../runtime/cluster/port.js';
 
 /** What the source step found: the branch head, and the refusal that still stands for it. */
 export interface Fetched {

@@ -1,5 +1,5 @@
 import type { Reconciler } from '../reconcile.js';
-import { holdsNow } from '../../runtime/cluster/lease.js';
+import { holdsNow } from '../../runtime/cluster/port.js';
 import { GslbError } from '../../runtime/errors.js';
 import { ReconcileError } from '../errors.js';
 import type { Plan } from '../../core/plan/types.js';
