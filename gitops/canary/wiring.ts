@@ -1,5 +1,5 @@
 import type { ConfigSyncExtension } from '../../runtime/cluster/port.js';
-import { startCanaryCoordinator } from './coordinator.js';
+import { CanaryCoordinator } from './coordinator.js';
 import { isCanaryReport } from './msg.js';
 import { canaryPort } from './port.js';
 import { CanaryStore } from './store.js';
@@ -18,7 +18,7 @@ export const canaryExtension: ConfigSyncExtension = (core, ctx) => {
   const store = new CanaryStore(core.db);
   const watch = new CanaryWatch(core, store, ctx.live, names.node);
   const gate = canaryStreamGate({ core, ledger, store, timeoutMs: ctx.applyTimeoutMs, self: names.node, onCanaryApplied: (rev) => watch.applied(rev) });
-  const coordinator = startCanaryCoordinator({ link, names, lease: ctx.lease, store, watch, metrics, log, tickMs: Math.min(1_000, ctx.heartbeatMs) });
+  const coordinator = new CanaryCoordinator({ link, names, lease: ctx.lease, store, watch, metrics, log, tickMs: Math.min(1_000, ctx.heartbeatMs) });
   core.ports.canary = canaryPort({ node: names.node, store, ledger, watch, coordinator, metrics, flush: ctx.flush });
   return {
     gate,
