@@ -14,7 +14,7 @@ import { ResourceStore } from '../core/store/resources.js';
 import { emptySnapshot, nextSnapshot, type Snapshot } from '../core/snapshot/snapshot.js';
 import { dryRun } from '../gitops/dry-run.js';
 import { validationEnv } from '../gitops/validate/names.js';
-import type { ValidationEnv } from '../gitops/kinds/port.js';
+import type { ValidationEnv } from '../runtime/ports/kinds.js';
 import { KINDS } from '../runtime/kinds-all.js';
 import type { SafetyOptions } from '../core/plan/safety.js';
 import { planToJson, renderPlanText } from '../core/plan/render.js';

@@ -2,7 +2,7 @@ import { DEFAULT_TENANT } from '../core/model/types.js';
 import type { Snapshot } from '../core/snapshot/snapshot.js';
 import { loadManifests } from './load/index.js';
 import { routingCasesOf, type RoutingCase } from './routing/kind.js';
-import type { ValidationEnv } from './kinds/port.js';
+import type { ValidationEnv } from '../runtime/ports/kinds.js';
 import type { KindRegistry } from './kinds/registry.js';
 import { planChanges } from '../core/plan/plan.js';
 import type { SafetyOptions } from '../core/plan/safety.js';

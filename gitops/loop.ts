@@ -1,6 +1,12 @@
 import { transient, type ReconcileError } from './errors.js';
-import type { Reconciler, ReconcileRequest } from './reconcile.js';
+import type { ReconcileRequest } from './reconcile/context.js';
 import { recordFailure, type GitOpsStatus } from './status.js';
+
+/** What the loop runs: one reconcile at a time, and the status it reports (gitops/reconcile.ts `Reconciler`). */
+export interface Reconciles {
+  status: GitOpsStatus;
+  reconcile(req: ReconcileRequest): Promise<Outcome>;
+}
 
 export interface LoopOptions {
   intervalMs: number;
@@ -27,7 +33,7 @@ export class ReconcileLoop {
   private stopped = false;
   private readonly o: Required<LoopOptions>;
 
-  constructor(private readonly reconciler: Reconciler, opts: LoopOptions) {
+  constructor(private readonly reconciler: Reconciles, opts: LoopOptions) {
     this.o = { backoffBaseMs: 1000, backoffMaxMs: 300_000, jitter: 0.1, random: Math.random, ...opts };
   }
 

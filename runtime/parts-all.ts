@@ -10,6 +10,8 @@ import './metrics/part.js';
 import './license/part.js';
 import './auth/part.js';
 import './ui/part.js';
+// canary apply extends config sync: registered before the cluster part sets it up
+import '../gitops/canary/part.js';
 import './cluster/part.js';
 import './health/part.js';
 import './dns/part.js';

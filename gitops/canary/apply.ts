@@ -1,10 +1,9 @@
 import type { Core } from '../../runtime/app.js';
 import type { Plan } from '../../core/plan/types.js';
-import { applyConfigMessage, retrying, type ConfigApplyResult } from '../../runtime/cluster/config-apply.js';
-import { decisionKey, type CanaryDecision } from './msg.js';
+import { applyConfigMessage, retrying, type ConfigApplyResult, type ConfigLedger } from '../../runtime/cluster/port.js';
+import { canaryOf, decisionKey, type CanaryDecision } from './msg.js';
 import type { GateStep } from './gate.js';
 import type { CanaryStore } from './store.js';
-import type { ConfigLedger } from '../../runtime/cluster/ledger.js';
 import { undoPlan } from './undo.js';
 
 /** What running the gate's steps needs. */
@@ -36,14 +35,14 @@ export async function runGateStep(deps: GateStepDeps, step: GateStep): Promise<C
       return applyConfigMessage(deps, step.seq, step.msg);
     case 'canary': {
       const { msg, seq } = step;
-      const spec = msg.canary!;
+      const spec = canaryOf(msg)!;
       const fresh = ledger.seqOf(msg.plan.revision) === undefined;
       const r = await applyConfigMessage(deps, seq, msg, (rebased) => store.applied(seq, msg.plan.revision, spec, msg.node, rebased, Date.now()));
       if (r.applied && fresh) deps.onCanaryApplied?.(msg.plan.revision);
       return r;
     }
     case 'hold':
-      return retrying(deps.timeoutMs, `seq ${step.seq} canary ${step.msg.plan.revision}`, () => store.noted(step.seq, step.msg.plan.revision, step.msg.canary!, step.msg.node));
+      return retrying(deps.timeoutMs, `seq ${step.seq} canary ${step.msg.plan.revision}`, () => store.noted(step.seq, step.msg.plan.revision, canaryOf(step.msg)!, step.msg.node));
     case 'skip': {
       const { msg, seq } = step;
       if (ledger.seqOf(msg.plan.revision) !== undefined) return { applied: true };

@@ -2,20 +2,11 @@ import type { Logger } from '../../runtime/log/logger.js';
 import { decisionKey, type CanaryDecision, type DecisionMsg } from './msg.js';
 import type { CanaryStore } from './store.js';
 import type { CanaryWatch } from './watch.js';
-import type { GitLeader } from '../../runtime/cluster/lease.js';
-import type { ClusterMetrics } from '../../runtime/cluster/metrics.js';
-import type { ClusterNames } from '../../runtime/cluster/names.js';
-import type { NatsLink } from '../../runtime/cluster/nats-link.js';
+import type { ClusterMetrics, ClusterNames, GitLeader, NatsLink } from '../../runtime/cluster/port.js';
 
-/** Publishes canary decisions; `decide` runs on a timer, `supersede` when the controller asks. */
-export interface CanaryCoordinator {
-  /**
-   * Publishes an abort of a baking revision because a newer head replaces it. Resolves true when
-   * the abort was published now, false when this node had already published a decision for it
-   * (then that decision stands). Errors: the publish failed.
-   */
-  supersede(revision: string, by: string): Promise<boolean>;
-  stop(): void;
+/** What the coordinator works with: the link and names of the config stream, the git lease, the canary store and watch, metrics, log, and the judging period. */
+export interface CoordinatorDeps {
+  link: NatsLink; names: ClusterNames; lease: GitLeader; store: CanaryStore; watch: CanaryWatch; metrics: ClusterMetrics; log: Logger; tickMs: number;
 }
 
 /**
@@ -26,55 +17,67 @@ export interface CanaryCoordinator {
  * heartbeats, so a new lease holder carries on a bake its predecessor started. One decision per
  * revision from this node; if two nodes publish different ones (the lease moved in between), the
  * first in stream order wins on every node. Counts `gslbd_gitops_canary_total{result}` for each
- * decision the stream accepted. Never throws from the timer.
+ * decision the stream accepted. Never throws from the timer. An abort of a revision a newer head
+ * replaces is published when the controller asks (`supersede`).
  */
-export function startCanaryCoordinator(deps: {
-  link: NatsLink; names: ClusterNames; lease: GitLeader; store: CanaryStore; watch: CanaryWatch; metrics: ClusterMetrics; log: Logger; tickMs: number;
-}): CanaryCoordinator {
-  const { link, names, store, watch, metrics, log } = deps;
-  const enc = new TextEncoder();
-  const sent = new Set<string>();
-  let busy = false;
+export class CanaryCoordinator {
+  private readonly enc = new TextEncoder();
+  /** revisions this node published a decision for (only the baking one is kept) */
+  private readonly sent = new Set<string>();
+  private busy = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly deps: CoordinatorDeps) {
+    this.timer = setInterval(() => void this.tick(), deps.tickMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Publishes an abort of a baking revision because a newer head replaces it. Resolves true when
+   * the abort was published now, false when this node had already published a decision for it
+   * (then that decision stands). Errors: the publish failed.
+   */
+  async supersede(revision: string, by: string): Promise<boolean> {
+    const { store, watch, names } = this.deps;
+    const rec = store.get(revision);
+    const verdicts = rec ? watch.judge(rec).nodes : [];
+    return this.publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 
   /** Publishes a decision; false when one for the revision was published by this node before. */
-  const publish = async (d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<boolean> => {
-    if (sent.has(d.revision)) return false;
+  private async publish(d: CanaryDecision, result: 'promoted' | 'aborted' | 'superseded'): Promise<boolean> {
+    const { link, names, metrics, log } = this.deps;
+    if (this.sent.has(d.revision)) return false;
     if (!link.up || !link.js) throw new Error('not connected to NATS');
     const msg: DecisionMsg = { decision: d, node: names.node, at: d.at };
-    const ack = await link.js.publish(names.configSubject, enc.encode(JSON.stringify(msg)), { msgID: decisionKey(d) });
-    sent.add(d.revision);
+    const ack = await link.js.publish(names.configSubject, this.enc.encode(JSON.stringify(msg)), { msgID: decisionKey(d) });
+    this.sent.add(d.revision);
     metrics.published.inc({ type: 'config' });
     if (!ack.duplicate) metrics.canary.inc({ result });
     log[d.verdict === 'promote' ? 'info' : 'warn']({ revision: d.revision, verdict: d.verdict, reason: d.reason, seq: ack.seq }, `canary ${result}`);
     return true;
-  };
+  }
 
-  const tick = async () => {
-    if (busy || !deps.lease.holds() || !link.up) return;
+  private async tick(): Promise<void> {
+    const { link, names, store, watch, log } = this.deps;
+    if (this.busy || !this.deps.lease.holds() || !link.up) return;
     const rec = store.baking();
     // one canary bakes at a time: what was sent for a revision no longer baking is not needed
-    for (const r of sent) if (r !== rec?.revision) sent.delete(r);
-    if (!rec || sent.has(rec.revision)) return;
+    for (const r of this.sent) if (r !== rec?.revision) this.sent.delete(r);
+    if (!rec || this.sent.has(rec.revision)) return;
     const j = watch.judge(rec);
     if (j.verdict === 'wait') return;
-    busy = true;
+    this.busy = true;
     try {
-      await publish({ revision: rec.revision, verdict: j.verdict, reason: j.reason, node: names.node, at: Date.now(), verdicts: j.nodes }, j.verdict === 'promote' ? 'promoted' : 'aborted');
+      await this.publish({ revision: rec.revision, verdict: j.verdict, reason: j.reason, node: names.node, at: Date.now(), verdicts: j.nodes }, j.verdict === 'promote' ? 'promoted' : 'aborted');
     } catch (err) {
       log.warn({ err, revision: rec.revision }, 'canary decision not published; retrying');
     } finally {
-      busy = false;
+      this.busy = false;
     }
-  };
-  const timer = setInterval(() => void tick(), deps.tickMs);
-  timer.unref();
-
-  return {
-    async supersede(revision, by) {
-      const rec = store.get(revision);
-      const verdicts = rec ? watch.judge(rec).nodes : [];
-      return publish({ revision, verdict: 'abort', reason: `superseded by revision ${by}`, node: names.node, at: Date.now(), verdicts }, 'superseded');
-    },
-    stop: () => clearInterval(timer),
-  };
+  }
 }

@@ -1,5 +1,5 @@
-import type { ConfigMsg } from '../../runtime/cluster/config-msg.js';
-import type { CanaryDecision, StreamItem } from './msg.js';
+import type { ConfigMsg } from '../../runtime/cluster/port.js';
+import { canaryOf, type CanaryDecision, type StreamItem } from './msg.js';
 
 /**
  * What the consumer does with one stream message (docs/cluster.md "Canary plans in the stream"):
@@ -57,7 +57,7 @@ export function admit(state: GateState, item: StreamItem, env: GateEnv): { state
   }
   if ('decision' in item) return { state, steps: [{ op: 'decide', seq: item.seq, decision: item.decision }] };
   const msg = item.plan;
-  const spec = msg.canary;
+  const spec = canaryOf(msg);
   if (!spec) return { state, steps: [{ op: 'apply', seq: item.seq, msg }] };
   const decided = env.decided(msg.plan.revision);
   if (decided === 'abort') return { state, steps: [{ op: 'skip', seq: item.seq, msg }] };

@@ -1,5 +1,5 @@
 import type { Signals, Thresholds, Verdict } from '../watch/signals.js';
-import { isConfigMsg, type ConfigMsg } from '../../runtime/cluster/config-msg.js';
+import { isConfigMsg, parseConfigJson, type ConfigMsg } from '../../runtime/cluster/port.js';
 
 /**
  * What makes a config-stream plan a canary plan (docs/gitops.md "Canary apply"): the nodes that
@@ -56,6 +56,9 @@ export interface DecisionMsg { decision: CanaryDecision; node: string; at: numbe
  */
 export interface CanaryReport { revision: string; appliedAt: number; baseline: Signals; current: Signals }
 
+/** The canary spec of a plan message that passed `streamItemOf` (which checked it), if it is a canary plan. */
+export const canaryOf = (msg: ConfigMsg): CanarySpec | undefined => msg.canary as CanarySpec | undefined;
+
 /** A parsed config-stream message: a plan (possibly a canary plan) or a canary decision. */
 export type StreamItem = { seq: number; plan: ConfigMsg } | { seq: number; decision: CanaryDecision };
 
@@ -104,22 +107,13 @@ export function isCanaryReport(v: unknown): v is CanaryReport {
   return typeof r === 'object' && r !== null && isStr(r.revision) && isNum(r.appliedAt) && isSignals(r.baseline) && isSignals(r.current);
 }
 
-/** The JSON of a config-stream message's bytes, or undefined when they are not JSON. */
-export function parseStreamJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data)) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Parses a config-stream message's bytes. Returns undefined for anything that is neither a plan
  * nor a decision (bad JSON, wrong shape, a canary plan whose spec is malformed): no node can use
  * it, so every node skips it alike.
  */
 export function parseStreamItem(seq: number, data: Uint8Array): StreamItem | undefined {
-  return streamItemOf(seq, parseStreamJson(data));
+  return streamItemOf(seq, parseConfigJson(data));
 }
 
 /** `parseStreamItem` of a message already parsed as JSON. */

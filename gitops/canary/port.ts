@@ -3,9 +3,7 @@ import type { CanarySpec } from './msg.js';
 import type { CanaryCoordinator } from './coordinator.js';
 import type { CanaryPhase, CanaryStore } from './store.js';
 import type { CanaryStatus, CanaryWatch } from './watch.js';
-import type { ConfigMsg } from '../../runtime/cluster/config-msg.js';
-import type { ConfigLedger } from '../../runtime/cluster/ledger.js';
-import type { ClusterMetrics } from '../../runtime/cluster/metrics.js';
+import type { ClusterMetrics, ConfigLedger, ConfigMsg } from '../../runtime/cluster/port.js';
 
 export type { CanaryStatus } from './watch.js';
 

@@ -3,7 +3,7 @@ import { readSignals, type Signals } from '../watch/signals.js';
 import type { CanaryNodeVerdict, CanaryReport } from './msg.js';
 import { decideCanary, type CanaryJudgement } from './decide.js';
 import type { CanaryPhase, CanaryRecord, CanaryStore } from './store.js';
-import type { Liveness } from '../../runtime/cluster/liveness.js';
+import type { Liveness } from '../../runtime/cluster/port.js';
 
 /** A canary revision as `GET /cluster` and `GET /gitops/status` show it (schema `CanaryStatus`). */
 export interface CanaryStatus {

@@ -1,4 +1,4 @@
-import { API_VERSION, type ResourceKind } from './port.js';
+import { API_VERSION, type ResourceKind } from '../../runtime/ports/kinds.js';
 
 /**
  * A set of resource kinds (docs/gitops.md "Resource kinds"), by manifest kind and by the row

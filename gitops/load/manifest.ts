@@ -1,9 +1,9 @@
 import { positionOf, parseYamlDocuments, type YamlSource } from '../../runtime/config/yaml-source.js';
 import { formatProblem, formatValue } from '../../runtime/config/problem.js';
 import type { SourceFile } from '../source/git-source.js';
-import type { Manifest } from '../kinds/port.js';
+import type { Manifest } from '../../runtime/ports/kinds.js';
 
-export type { Manifest } from '../kinds/port.js';
+export type { Manifest } from '../../runtime/ports/kinds.js';
 
 
 /** Problems in the manifests, each formatted `file:line:col: path = value: what (rule)` (runtime/config/problem.ts). */

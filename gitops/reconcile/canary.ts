@@ -1,15 +1,23 @@
-import type { Core } from '../../runtime/app.js';
 import { parseDuration } from '../../runtime/config/duration.js';
-import type { GitOpsController } from '../controller.js';
-import type { Reconciler, ReconcileRequest } from '../reconcile.js';
+import type { GitOpsStatus } from '../status.js';
+import type { ReconcileDeps, ReconcileRequest, Verified } from './context.js';
 import { stalled, transient, waiting } from '../errors.js';
 import type { Planned } from './plan.js';
-import type { Verified } from './verify.js';
 
 /** How a reconcile goes on after the canary gate: apply here as usual, or publish a canary plan. */
 export type CanaryRoute = 'direct' | 'canary';
 
 const short = (sha: string) => sha.slice(0, 12);
+
+/**
+ * What the canary gate needs: the config and `core.ports.canary`, the bus and the history of
+ * applied revisions, the apply counters, and the status a promoted revision is recorded in.
+ */
+export type CanaryGateDeps = Pick<ReconcileDeps, 'metrics'> & {
+  core: Pick<ReconcileDeps['core'], 'config' | 'ports' | 'bus'>;
+  store: Pick<ReconcileDeps['store'], 'lastApplied' | 'history'>;
+  status: GitOpsStatus;
+};
 
 /**
  * The canary gate, right after `plan` (docs/gitops.md "Canary apply"). With `gitops.canary` and
@@ -24,7 +32,7 @@ const short = (sha: string) => sha.slice(0, 12);
  * baking, or promoted and not yet applied here); transient ApplyFailed (the supersede could not
  * be published).
  */
-export async function canaryGate(r: Reconciler, sha: string, planned: Planned): Promise<CanaryRoute> {
+export async function canaryGate(r: CanaryGateDeps, sha: string, planned: Planned): Promise<CanaryRoute> {
   const port = r.core.ports.canary;
   if (!r.core.config.gitops.canary || !port || planned.drift) return 'direct';
   const st = port.state(sha);
@@ -63,7 +71,7 @@ export async function canaryGate(r: Reconciler, sha: string, planned: Planned): 
  * last applied revision as the one to return to. Always throws waiting CanaryBaking: the reconcile
  * that follows the decision finishes the revision (see `followCanary`).
  */
-export function publishCanary(r: Reconciler, req: ReconcileRequest, sha: string, verified: Verified, planned: Planned): never {
+export function publishCanary(r: { core: Pick<ReconcileDeps['core'], 'config' | 'ports'>; store: Pick<ReconcileDeps['store'], 'history'> }, req: ReconcileRequest, sha: string, verified: Verified, planned: Planned): never {
   const c = r.core.config.gitops.canary!;
   const last = r.store.history(1)[0]!;
   const commit = verified.commit;
@@ -85,7 +93,7 @@ export function publishCanary(r: Reconciler, req: ReconcileRequest, sha: string,
 }
 
 /** A promoted revision applied here from the stream: the status and metrics take it as this reconcile's apply. */
-function adoptPromoted(r: Reconciler, sha: string): void {
+function adoptPromoted(r: CanaryGateDeps, sha: string): void {
   const s = r.status;
   const h = r.store.history(1)[0];
   if (s.lastAppliedRevision === sha || h?.sha !== sha) return;
@@ -98,13 +106,3 @@ function adoptPromoted(r: Reconciler, sha: string): void {
   r.core.bus.emit('gitops_promoted', { revision: sha, creates: h.creates, updates: h.updates, deletes: h.deletes });
 }
 
-/**
- * Runs a reconcile whenever the config stream settles a canary revision here, so the leader's
- * status moves from CanaryBaking to Succeeded or CanaryFailed (with its alert) at once instead of at
- * the next poll. Returns the unsubscribe function.
- */
-export function followCanary(core: Pick<Core, 'bus'>, ctl: Pick<GitOpsController, 'trigger'>): () => void {
-  return core.bus.on('gitops_canary', () => {
-    void ctl.trigger({ trigger: { kind: 'poll', receivedAt: Date.now() } })?.catch(() => undefined);
-  });
-}

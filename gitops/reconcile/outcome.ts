@@ -1,19 +1,34 @@
-import type { Reconciler, ReconcileRequest } from '../reconcile.js';
 import type { ReconcileError } from '../errors.js';
-import { recordFailure, recordSuccess } from '../status.js';
+import { recordFailure, recordSuccess, type GitOpsStatus } from '../status.js';
 import { renderPlanText } from '../../core/plan/render.js';
-import type { Finished, Outcome, Trace } from './run.js';
-import type { RolledBack } from '../rollback/apply.js';
+import type { Finished, Outcome, ReconcileDeps, ReconcileRequest, Refusal, RolledBack, Trace } from './context.js';
 import { pinnedOutError, reportRollback } from '../rollback/report.js';
 
+/** What the outcome recorder needs: the bus, the store (status, attempts), the metrics, the clock and the rollback guard's record. */
+export type OutcomeDeps = Pick<ReconcileDeps, 'store' | 'metrics' | 'now'> & {
+  core: Pick<ReconcileDeps['core'], 'bus'>;
+  rollback: Pick<ReconcileDeps['rollback'], 'pinned' | 'state'>;
+};
+
 /**
- * The final step of every reconcile: status, persisted status, events, the one summary log line,
- * and metrics, for success and failure alike. Saving the status is best effort (logged); other
- * errors propagate to the caller, which logs them.
+ * The refusal that stands after an outcome: a stalled head is remembered (with `stamp`, what the
+ * refusal depends on besides the head) so it is not re-checked and re-announced every poll; a
+ * reconcile that ran to its end (the state moved on) forgets it; anything else keeps `before`.
  */
-export function recordOutcome(r: Reconciler, req: ReconcileRequest, trace: Trace, outcome: Outcome, started: number): void {
+export function nextRefusal(before: Refusal | undefined, outcome: Outcome, sha: string | undefined, stamp: string): Refusal | undefined {
+  if (outcome.result === 'failed') return outcome.error.errorClass === 'stalled' && sha ? { sha, stamp, error: outcome.error } : before;
+  if (outcome.result === 'skipped') return before;
+  return undefined;
+}
+
+/**
+ * The final step of every reconcile: the status `s` (updated in place: it is what the controller
+ * reports), persisted status, events, the one summary log line, and metrics, for success and
+ * failure alike. Saving the status is best effort (logged); other errors propagate to the caller,
+ * which logs them.
+ */
+export function recordOutcome(r: OutcomeDeps, s: GitOpsStatus, req: ReconcileRequest, trace: Trace, outcome: Outcome, started: number): void {
   const now = r.now();
-  const s = r.status;
   s.lastAttemptAt = now;
   r.metrics.reconcileSeconds.observe((now - started) / 1000);
   if (outcome.result === 'skipped') {
@@ -24,11 +39,11 @@ export function recordOutcome(r: Reconciler, req: ReconcileRequest, trace: Trace
     recordFailure(s, now, e);
     trace.log.debug({ sha: outcome.sha, reason: e.reason }, 'reconcile skipped: head was already refused');
   } else if (outcome.result === 'failed') {
-    recordFailed(r, req, trace, outcome.error, now, started);
+    recordFailed(r, s, req, trace, outcome.error, now, started);
   } else if (outcome.result === 'rolledback') {
-    recordRolledBack(r, trace, outcome, now, started);
+    recordRolledBack(r, s, trace, outcome, now, started);
   } else {
-    recordFinished(r, req, trace, outcome, now, started);
+    recordFinished(r, s, req, trace, outcome, now, started);
   }
   try { r.store.saveStatus(s); } catch (err) { trace.log.error({ err }, 'saving gitops status failed'); }
 }
@@ -39,8 +54,7 @@ const HELD_REASONS: ReadonlySet<string> = new Set(['TooManyDeletes', 'TooManyUpd
 const countsOf = (trace: Trace) => trace.plan?.counts ?? { create: 0, update: 0, delete: 0 };
 
 /** A failed reconcile: not ready; a stalled head is remembered, recorded, announced and counted. */
-function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error: ReconcileError, now: number, started: number): void {
-  const s = r.status;
+function recordFailed(r: OutcomeDeps, s: GitOpsStatus, req: ReconcileRequest, trace: Trace, error: ReconcileError, now: number, started: number): void {
   s.ready = false; s.reason = error.reason; s.message = error.message; s.errorClass = error.errorClass; s.problems = error.problems;
   recordFailure(s, now, error);
   r.metrics.ready.set(0);
@@ -49,7 +63,6 @@ function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error:
   // the dashboard and `gslbctl status` show what a forced reconcile would apply
   s.pendingPlan = held && sha && trace.plan ? { revision: sha, reason: error.reason, counts: trace.plan.counts, text: renderPlanText(trace.plan) } : null;
   if (error.errorClass === 'stalled' && sha) {
-    r.refused = { sha, stamp: r.refusalStamp(), error };
     if (held) r.metrics.apply.inc({ result: 'held' });
     else if (error.reason === 'ManifestsInvalid') r.metrics.apply.inc({ result: 'invalid' });
     r.metrics.rejected.inc({ reason: error.reason });
@@ -67,8 +80,7 @@ function recordFailed(r: Reconciler, req: ReconcileRequest, trace: Trace, error:
 }
 
 /** A reconcile that ran to its end: ready; an applied or recorded commit moves the last-applied fields. */
-function recordFinished(r: Reconciler, req: ReconcileRequest, trace: Trace, done: Finished, now: number, started: number): void {
-  const s = r.status;
+function recordFinished(r: OutcomeDeps, s: GitOpsStatus, req: ReconcileRequest, trace: Trace, done: Finished, now: number, started: number): void {
   const { plan, sha, signer, drift } = done;
   const counts = plan.counts;
   s.ready = true; s.reason = 'Succeeded'; s.errorClass = null; s.problems = []; s.pendingPlan = null;
@@ -77,8 +89,6 @@ function recordFinished(r: Reconciler, req: ReconcileRequest, trace: Trace, done
     : drift ? `revision ${sha.slice(0, 12)}: corrected drift in ${plan.changes.length} resource(s)`
       : `applied revision ${sha.slice(0, 12)} (creates=${counts.create} updates=${counts.update} deletes=${counts.delete})`;
   s.drift = drift ? plan.changes.map((c) => c.label) : [];
-  // the state moved on: a head refused earlier is judged afresh if it comes back
-  r.refused = undefined;
   if (done.result !== 'unchanged') {
     s.lastAppliedRevision = sha; s.lastAppliedAt = now; s.lastSigner = signer?.fingerprint ?? null;
     if (plan.changes.length) s.lastPlan = counts;
@@ -102,8 +112,7 @@ function recordFinished(r: Reconciler, req: ReconcileRequest, trace: Trace, done
  * Recorded in the refused attempts under the bad revision, announced (`gitops_rollback` event,
  * alert and WebSocket message), counted, and logged once at info.
  */
-function recordRolledBack(r: Reconciler, trace: Trace, done: RolledBack, now: number, started: number): void {
-  const s = r.status;
+function recordRolledBack(r: OutcomeDeps, s: GitOpsStatus, trace: Trace, done: RolledBack, now: number, started: number): void {
   const { plan, sha, from, signer } = done;
   const counts = plan.counts;
   const pin = pinnedOutError(r.rollback.pinned(from) ?? { revision: from, rolledBackTo: sha, reason: done.reason, at: now });
@@ -112,7 +121,6 @@ function recordRolledBack(r: Reconciler, trace: Trace, done: RolledBack, now: nu
   recordFailure(s, now, pin);
   s.lastAppliedRevision = sha; s.lastAppliedAt = now; s.lastSigner = signer;
   if (plan.changes.length) s.lastPlan = counts;
-  r.refused = undefined;
   r.metrics.ready.set(0);
   r.metrics.lastApplyInfo.reset();
   r.metrics.lastApplyInfo.set({ sha, signer: signer ?? '' }, 1);

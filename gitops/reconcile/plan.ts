@@ -1,4 +1,5 @@
-import type { Reconciler } from '../reconcile.js';
+import type { ReconcileDeps } from './context.js';
+import type { RunHold } from './hold.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { getRow } from '../../core/snapshot/snapshot.js';
 import { stalled, transient, type Reason } from '../errors.js';
@@ -6,7 +7,7 @@ import { planChanges } from '../../core/plan/plan.js';
 import type { DesiredRow, Plan } from '../../core/plan/types.js';
 import { planOf, type PlanJob } from '../offload/offload.js';
 import { startJob } from './load.js';
-import { invalid, offloadError } from './validate.js';
+import { invalid, offloadError } from './failures.js';
 
 /** The plan of a commit, and what it means against the last applied one. */
 export interface Planned {
@@ -25,20 +26,26 @@ export interface Planned {
   rowJson?: readonly (string | undefined)[];
 }
 
+/** What the plan step needs: the core (rows, ids, config, log, write gate), the last applied commit, the offload worker and the repository. */
+export type PlanDeps = Pick<ReconcileDeps, 'offload' | 'source'> & {
+  core: Pick<ReconcileDeps['core'], 'config' | 'holder' | 'newId' | 'log'>;
+  store: Pick<ReconcileDeps['store'], 'lastApplied'>;
+};
+
 /** How often a plan made off-thread is made again when the state moved on while it was made. */
 const REPLANS = 3;
 
 /**
  * plan: desired × actual → Plan (pure), with the configured safety thresholds; with the offload
- * worker, the worker's plan. Errors: stalled ManifestsInvalid; transient ApplyConflict when the
- * state kept moving on while the worker planned.
+ * worker, the worker's plan, under the reconcile's write gate (`hold`). Errors: stalled
+ * ManifestsInvalid; transient ApplyConflict when the state kept moving on while the worker planned.
  */
-export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[] | PlanJob): Promise<Planned> {
+export async function planStep(r: PlanDeps, hold: RunHold, sha: string, desired: DesiredRow[] | PlanJob): Promise<Planned> {
   let plan: Plan;
   let idReady: Promise<void> | undefined;
   let rowJson: readonly (string | undefined)[] | undefined;
   if (!Array.isArray(desired)) {
-    ({ plan, idReady, rowJson } = await offloadedPlan(r, sha, desired));
+    ({ plan, idReady, rowJson } = await offloadedPlan(r, hold, sha, desired));
   } else {
     try {
       plan = planChanges({
@@ -56,13 +63,13 @@ export async function planStep(r: Reconciler, sha: string, desired: DesiredRow[]
 /**
  * The offload worker's plan, pulled in chunks (gitops/offload/plan-wire.ts). It was computed
  * against the database state `baseSeq`. Once it arrives the write gate is taken (REST writes wait
- * from here to the end of the apply, `r.gateHold`); when `baseSeq` is then the state of the
+ * from here to the end of the apply, `hold`); when `baseSeq` is then the state of the
  * current snapshot, the plan gets the snapshot's version as its base. Otherwise (a REST write
  * landed while the worker planned) the worker plans again, under the gate now, so that plan
  * stands: a stream of REST writes cannot keep a large commit from being applied. The plan is
  * returned without waiting for its id; `idReady` sets it.
  */
-async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promise<{ plan: Plan; idReady: Promise<void>; rowJson: (string | undefined)[] }> {
+async function offloadedPlan(r: PlanDeps, hold: RunHold, sha: string, first: PlanJob): Promise<{ plan: Plan; idReady: Promise<void>; rowJson: (string | undefined)[] }> {
   let job = first;
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
@@ -74,7 +81,7 @@ async function offloadedPlan(r: Reconciler, sha: string, first: PlanJob): Promis
     // from here every way out releases the job (the worker hashes the plan id once released)
     try {
       r.core.log.debug({ component: 'gitops', revision: sha, changes: summary.total, attempt, worker: summary.timings }, 'plan made off the DNS thread');
-      r.gateHold ??= await r.core.applyGate.acquire();
+      await hold.take();
       const holder = r.core.holder;
       if (summary.baseSeq === holder.rowsSeq) {
         const base = holder.current;

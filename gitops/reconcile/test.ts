@@ -1,4 +1,4 @@
-import type { Reconciler } from '../reconcile.js';
+import type { ReconcileDeps } from './context.js';
 import { stalled } from '../errors.js';
 import type { RoutingCase } from '../load/index.js';
 import type { Plan } from '../../core/plan/types.js';
@@ -11,7 +11,7 @@ import { describeResult, runRoutingCasesForPlan } from '../routing/run.js';
  * "Routing tests"). Skipped cases are logged at info. Errors: stalled RoutingTestsFailed, every
  * failing case in `problems` as `file:line: routing test "test/case" failed: expected …; got …`.
  */
-export async function testStep(r: Reconciler, plan: Plan, cases: readonly RoutingCase[]): Promise<void> {
+export async function testStep(r: { core: Pick<ReconcileDeps['core'], 'holder' | 'config' | 'ports' | 'log'> }, plan: Plan, cases: readonly RoutingCase[]): Promise<void> {
   if (cases.length === 0) return;
   const run = await runRoutingCasesForPlan(cases, r.core.holder.current, plan, { config: r.core.config, geo: r.core.ports.dnsGeo, slicer: new Slicer() });
   const skipped = run.results.filter((c) => c.status === 'skipped');

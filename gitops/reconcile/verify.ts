@@ -1,29 +1,31 @@
-import type { Reconciler } from '../reconcile.js';
+import type { ReconcileDeps, Verified } from './context.js';
 import { ReconcileError, stalled } from '../errors.js';
 import { annotatedTagsAt, changedPaths, commitsBetween, descendsFrom, readCommitRaw } from '../source/git-source.js';
-import { parseCommitObject, type CommitParts } from '../verify/commit-object.js';
+import { parseCommitObject } from '../verify/commit-object.js';
 import { verifyCommitSignature, verifyDetachedSignature, type Signer } from '../verify/signature.js';
 import { countQuorum, describeQuorum, rulesTouched, type CoSignature } from '../verify/quorum.js';
 
-/** A verified commit: its parts, and the signer when signatures are required. */
-export interface Verified { commit: CommitParts; signer: Signer | undefined }
+export type { Verified } from './context.js';
+
+/** What the verify step needs: the gitops config, the last applied commit, the repository, the keyring and the verify counters. */
+export type VerifyDeps = Pick<ReconcileDeps, 'source' | 'metrics' | 'keyring'> & { core: Pick<ReconcileDeps['core'], 'config'>; store: Pick<ReconcileDeps['store'], 'lastApplied'> };
 
 /**
  * verify: the commit's OpenPGP signature and signer, and that it descends from the last applied
- * one. The signature verdict of a commit is cached (`r.loaded`); ancestry depends on what was
- * applied since, so it is checked every time. Errors: stalled (SignatureMissing, SignatureInvalid,
- * SignerUnknown, SignerNotAllowed, KeyringInvalid, HistoryRewound, …).
+ * one. The signature verdict of a commit is cached (`cached`: the verdict of this commit under
+ * the keyring as it is now, if known); ancestry depends on what was applied since, so it is checked
+ * every time. Errors: stalled (SignatureMissing, SignatureInvalid, SignerUnknown,
+ * SignerNotAllowed, KeyringInvalid, HistoryRewound, …).
  */
-export async function verifyStep(r: Reconciler, sha: string): Promise<Verified> {
+export async function verifyStep(r: VerifyDeps, sha: string, cached: Verified | undefined): Promise<Verified> {
   const g = r.core.config.gitops;
-  const stamp = r.keyringStamp();
   try {
     let verified: Verified;
-    if (r.loaded && r.loaded.sha === sha && r.loaded.stamp === stamp) {
-      verified = { commit: r.loaded.commit, signer: r.loaded.signer };
+    if (cached) {
+      verified = cached;
     } else {
       const commit = parseCommitObject(await readCommitRaw(r.source.gitdir, sha));
-      verified = { commit, signer: g.requireSignature ? await verifyCommitSignature(commit, await r.keyring(), g.allowedSigners) : undefined };
+      verified = { commit, signer: g.requireSignature ? await verifyCommitSignature(commit, await r.keyring.read(), g.allowedSigners) : undefined };
     }
     const last = r.store.lastApplied();
     if (last && !g.allowRewind && !(await descendsFrom(r.source.gitdir, sha, last))) {
@@ -47,13 +49,11 @@ export async function verifyStep(r: Reconciler, sha: string): Promise<Verified> 
  * revision, its reason kept (SignatureMissing, SignerNotAllowed, …) and its SHA named in the
  * message. Verdicts of good commits are cached per keyring stamp. Errors: stalled, as for a head.
  */
-async function verifyHistory(r: Reconciler, sha: string, last: string): Promise<void> {
+async function verifyHistory(r: VerifyDeps, sha: string, last: string): Promise<void> {
   const g = r.core.config.gitops;
-  const stamp = r.keyringStamp();
-  if (r.goodCommits.stamp !== stamp) r.goodCommits = { stamp, shas: new Set() };
-  const good = r.goodCommits.shas;
+  const good = r.keyring.goodCommits();
   const range = (await commitsBetween(r.source.gitdir, sha, last)).filter((c) => c !== sha && !good.has(c));
-  const keys = range.length ? await r.keyring() : [];
+  const keys = range.length ? await r.keyring.read() : [];
   for (const c of range) {
     try {
       await verifyCommitSignature(parseCommitObject(await readCommitRaw(r.source.gitdir, c)), keys, g.allowedSigners);
@@ -74,13 +74,13 @@ async function verifyHistory(r: Reconciler, sha: string, last: string): Promise<
  * keyring; a tag whose signature does not verify counts for nothing and is named in `problems`.
  * Errors: stalled QuorumNotMet, naming who signed and how many are missing.
  */
-async function checkQuorum(r: Reconciler, sha: string, last: string | undefined, head: Signer | undefined): Promise<void> {
+async function checkQuorum(r: VerifyDeps, sha: string, last: string | undefined, head: Signer | undefined): Promise<void> {
   const g = r.core.config.gitops;
   const touched = rulesTouched(g.quorum, await changedPaths(r.source.gitdir, last, sha));
   if (touched.length === 0) return;
   const sigs: CoSignature[] = head ? [{ signer: head, source: 'commit' }] : [];
   const ignored: string[] = [];
-  const keys = await r.keyring();
+  const keys = await r.keyring.read();
   for (const tag of await annotatedTagsAt(r.source.gitdir, sha)) {
     try {
       // any key of the keyring may co-sign; the rule's own list decides whether it counts

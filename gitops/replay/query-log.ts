@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { parseCidr } from '../../runtime/net/ip.js';
-import { QTYPES } from '../../runtime/dns/query-packet.js';
+import { QTYPES } from '../../runtime/dns/port.js';
 import { runAtOnce } from '../../core/apply/slicer.js';
 
 /** One recorded query worth replaying: what the client asked and from where. */

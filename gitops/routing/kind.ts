@@ -1,5 +1,5 @@
 import { positionOf } from '../../runtime/config/yaml-source.js';
-import { API_VERSION, type Manifest, type ResourceKind } from '../kinds/port.js';
+import { API_VERSION, type Manifest, type ResourceKind } from '../../runtime/ports/kinds.js';
 
 /** What a routing test case expects (schemas/routingtest.v1.schema.json). */
 export interface RoutingExpect { answers?: string[]; ordered?: boolean; rcode?: string; oneOf?: string[] }

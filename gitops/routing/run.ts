@@ -1,11 +1,7 @@
 import dnsPacket from 'dns-packet';
 import { seededRandom } from '../seeded-random.js';
 import type { Config } from '../../runtime/config/types.js';
-import { Answerer, type PendingAnswer } from '../../runtime/dns/answer.js';
-import { buildQueryPacket, QTYPES } from '../../runtime/dns/query-packet.js';
-import { rcodeName } from '../../runtime/dns/metrics.js';
-import type { GeoDeps } from '../../runtime/dns/service-plan.js';
-import { NameMatch, lookupName } from '../../runtime/dns/zone-index.js';
+import { Answerer, buildQueryPacket, lookupName, NameMatch, QTYPES, rcodeName, type GeoDeps, type PendingAnswer } from '../../runtime/dns/port.js';
 import { needsGeo } from '../../runtime/balancer/select.js';
 import { NO_RUM } from '../../runtime/balancer/types.js';
 import { HealthView } from '../../runtime/ports/health-view.js';

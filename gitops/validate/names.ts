@@ -1,4 +1,4 @@
-import type { ValidationEnv } from '../kinds/port.js';
+import type { ValidationEnv } from '../../runtime/ports/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { problemAt, type Manifest } from '../load/manifest.js';
 import type { DesiredRow } from '../../core/plan/types.js';

@@ -7,7 +7,7 @@ import { toFqdn, type NamedService } from '../../runtime/tenancy/names.js';
 import { foreignNameProblems, manifestNameProblems } from './names.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import { lineOf } from '../../runtime/config/yaml-source.js';
-import type { ResourceKind, RowClaims, ValidationEnv } from '../kinds/port.js';
+import type { ResourceKind, RowClaims, ValidationEnv } from '../../runtime/ports/kinds.js';
 import { installedKinds, type KindRegistry } from '../kinds/registry.js';
 import { problemAt, type Manifest } from '../load/manifest.js';
 

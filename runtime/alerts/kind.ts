@@ -1,7 +1,7 @@
 import { secretRefProblem } from './secret-ref.js';
 import { ALERT_TARGET_KIND, alertTargetFields, alertTargetProblems, secretRefsOf, type AlertTargetInput } from './target-row.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
-import { API_VERSION, type ResourceKind } from '../../gitops/kinds/port.js';
+import { API_VERSION, type ResourceKind } from '../ports/kinds.js';
 
 /**
  * `kind: AlertTarget` → one `alerttarget` row of the operator's (`default`) tenant (docs/alerts.md

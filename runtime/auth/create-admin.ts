@@ -1,8 +1,7 @@
 import { loadConfig } from '../config/load.js';
 import { createCore, type Core } from '../app.js';
 import { createLogger } from '../log/logger.js';
-import { ConfigLedger } from '../cluster/ledger.js';
-import { outboxHook } from '../cluster/outbox.js';
+import { ConfigLedger, outboxHook } from '../cluster/port.js';
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { GslbError } from '../errors.js';
 import { UserStore } from './user-store.js';

@@ -1,7 +1,6 @@
 import type { GitLeader } from './lease.js';
 import type { Liveness } from './liveness.js';
 import type { PeerHealth } from './peer-health.js';
-import type { CanaryStatus } from '../../gitops/canary/watch.js';
 
 /** What the cluster part exposes to its routes and to tests (`core.ports.cluster`). */
 export interface ClusterState {
@@ -18,8 +17,11 @@ export interface ClusterState {
     /** the canary plan this node holds, and how many messages wait behind it (it included) */
     holding?: { revision: string; seq: number; messages: number } | undefined;
   };
-  /** the latest canary revision (docs/gitops.md "Canary apply"); null without one or without config sync */
-  canary: () => CanaryStatus | null;
+  /**
+   * the latest canary revision (docs/gitops.md "Canary apply"; schema `CanaryStatus`, made by
+   * gitops/canary/watch.ts); null without one or without config sync
+   */
+  canary: () => object | null;
   /** runs the health catch-up now (tests; reconnect) */
   catchUp: () => Promise<void>;
   /**

@@ -1,10 +1,7 @@
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import type { Core } from '../app.js';
 import type { Logger } from '../log/logger.js';
-import { parseStreamItem, parseStreamJson, streamItemOf, decisionKey, type StreamItem } from '../../gitops/canary/msg.js';
-import { admit, OPEN_GATE, type GateState, type GateStep } from '../../gitops/canary/gate.js';
-import { runGateStep } from '../../gitops/canary/apply.js';
-import type { CanaryStore } from '../../gitops/canary/store.js';
+import type { ConfigAdmission, ConfigGate, ConfigStep } from './config-gate.js';
+import { parseConfigJson } from './config-msg.js';
 import type { ConfigLedger } from './ledger.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
@@ -31,9 +28,10 @@ export interface ConfigConsumer {
 
 /**
  * The config-stream consumer: an ordered consumer from the last applied sequence + 1 (no durable
- * consumer needed: the ledger is the position). Messages that are neither plans nor canary
- * decisions are skipped by every node alike; each other message passes the canary gate
- * (gitops/canary/gate.ts), which applies it, holds it behind a canary plan, or releases what it held;
+ * consumer needed: the ledger is the position). Messages the gate cannot parse (not plans, nor
+ * what an extension adds: canary decisions) are skipped by every node alike; each other message
+ * passes the gate (config-gate.ts; with gitops, the canary gate), whose steps apply it, hold it
+ * behind a canary plan, or release what it held;
  * a step that cannot be run within `applyTimeoutMs` stops the consumer, which retries from the
  * same sequence after a pause (never skips). A reference message (a plan too large for one
  * message, docs/cluster.md "Large plans") is replaced by the plan it names, fetched from the object
@@ -42,8 +40,8 @@ export interface ConfigConsumer {
  * died (docs/cluster.md "Config sync"). Never throws.
  */
 export function startConfigConsumer(deps: {
-  core: Pick<Core, 'apply' | 'applySliced' | 'applyGate' | 'holder' | 'bus'>; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore;
-  metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number; onCanaryApplied?: (revision: string) => void;
+  link: NatsLink; names: ClusterNames; ledger: ConfigLedger; gate: ConfigGate;
+  metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number;
 }): ConfigConsumer {
   const { link, names, ledger, metrics, log } = deps;
   const st: ConsumerStatus = { lastSeq: ledger.lastSeq(), lastRevision: ledger.lastRevision(), stalled: undefined, holding: undefined };
@@ -52,36 +50,25 @@ export function startConfigConsumer(deps: {
   let consuming = false;
   let current: { stop: () => void } | undefined;
   let watch: { consumer: { info: (cached?: boolean) => Promise<{ num_pending: number }> }; progressAt: number; seq: number } | undefined;
-  const stepDeps = { core: deps.core, ledger, store: deps.canaries, timeoutMs: deps.applyTimeoutMs, ...(deps.onCanaryApplied ? { onCanaryApplied: deps.onCanaryApplied } : {}) };
-  const gateEnv = {
-    self: names.node,
-    decided: (revision: string) => {
-      const phase = deps.canaries.get(revision)?.phase;
-      return phase === 'promoted' ? 'promote' as const : phase === 'aborted' ? 'abort' as const : undefined;
-    },
-  };
+  const { gate } = deps;
+  type Item = { seq: number };
 
   /** Runs one gate step; false when it could not be run in time. */
-  const run = async (step: GateStep): Promise<boolean> => {
-    const revision = step.op === 'decide' ? decisionKey(step.decision) : step.msg.plan.revision;
-    const r = await runGateStep(stepDeps, step);
+  const run = async (step: ConfigStep): Promise<boolean> => {
+    const { revision } = step;
+    const r = await step.run();
     if (!r.applied) {
       st.stalled = r.reason;
       metrics.applyFailures.inc();
       log.error({ err: r.err, seq: step.seq, revision }, 'config plan could not be applied within applyTimeout; retrying later from the same sequence');
       return false;
     }
-    if (step.op === 'hold') {
-      log.info({ seq: step.seq, revision, nodes: step.msg.canary?.nodes }, 'canary plan held until its decision; later config messages wait behind it');
-      return true;
-    }
-    if (step.op === 'canary') log.info({ seq: step.seq, revision }, 'canary plan applied on this canary node');
-    if (step.op === 'skip') log.warn({ seq: step.seq, revision }, 'aborted canary plan skipped');
-    if (step.op === 'decide') log.info({ seq: step.seq, revision: step.decision.revision, verdict: step.decision.verdict, reason: step.decision.reason }, 'canary decision recorded');
+    if (step.note) log[step.note.level](step.note.fields, step.note.message);
+    if (step.holds) return true;
     st.lastSeq = step.seq; st.lastRevision = revision; st.stalled = undefined;
     metrics.received.inc({ type: 'config' });
     metrics.configSeq.set({ peer: names.node }, step.seq);
-    if (step.op !== 'decide' && step.msg.node !== names.node) metrics.mergeLag.observe({ type: 'config' }, Math.max(0, Date.now() - step.msg.at) / 1000);
+    if (step.msg && step.msg.node !== names.node) metrics.mergeLag.observe({ type: 'config' }, Math.max(0, Date.now() - step.msg.at) / 1000);
     return true;
   };
 
@@ -89,11 +76,11 @@ export function startConfigConsumer(deps: {
    * The stream item of one message: its own body, or the plan its reference names. undefined: skip
    * it (not a plan, or already applied); 'failed': the referenced plan could not be fetched, stall.
    */
-  const readItem = async (m: JsMsg): Promise<StreamItem | undefined | 'failed'> => {
-    const body = parseStreamJson(m.data);
+  const readItem = async (m: JsMsg): Promise<Item | undefined | 'failed'> => {
+    const body = parseConfigJson(m.data);
     const ref = isRefShaped(body) ? parseRefMsg(body) : undefined;
     if (!ref) {
-      const item = streamItemOf(m.seq, body);
+      const item = gate.parse(m.seq, body);
       // not a plan at all: no node can apply it, so every node skips it alike
       if (!item) { log.error({ seq: m.seq }, 'config message that is not a plan skipped'); return undefined; }
       return m.seq <= ledger.lastSeq() ? undefined : item;
@@ -102,7 +89,7 @@ export function startConfigConsumer(deps: {
     try {
       const data = await fetchPlanObject(link, ref.ref, deps.applyTimeoutMs);
       metrics.byReference.inc({ direction: 'received' });
-      const item = parseStreamItem(m.seq, data);
+      const item = gate.parse(m.seq, parseConfigJson(data));
       // the bytes are the ones published (size and digest checked): every node skips them alike
       if (!item) log.error({ seq: m.seq, revision: ref.revision, object: ref.ref.name }, 'config plan object that is not a plan skipped');
       return item;
@@ -144,18 +131,16 @@ export function startConfigConsumer(deps: {
           watch = { consumer, progressAt: Date.now(), seq: ledger.lastSeq() };
           let failed = false;
           // a fresh consumer starts at the first message not recorded: a held canary plan is read again
-          let gate: GateState = OPEN_GATE;
+          const admission: ConfigAdmission<Item> = gate.open();
           st.holding = undefined;
           for await (const m of messages as AsyncIterable<JsMsg>) {
             if (stopped) break;
             const item = await readItem(m);
             if (item === 'failed') { failed = true; break; }
             if (!item) continue;
-            const out = admit(gate, item, gateEnv);
-            gate = out.state;
-            const h = gate.holding;
-            st.holding = h ? { revision: h.revision, seq: h.seq, messages: h.items.length } : undefined;
-            for (const step of out.steps) if (!(await run(step))) { failed = true; break; }
+            const steps = admission.admit(item);
+            st.holding = admission.holding();
+            for (const step of steps) if (!(await run(step))) { failed = true; break; }
             if (failed) break;
           }
           messages.stop();

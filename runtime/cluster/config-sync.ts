@@ -2,7 +2,7 @@ import type { Core } from '../app.js';
 import { startConfigConsumer } from './config-consumer.js';
 import { startConfigPublisher } from './config-publisher.js';
 import type { ConfigLedger } from './ledger.js';
-import type { CanaryStore } from '../../gitops/canary/store.js';
+import type { ConfigGate } from './config-gate.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
@@ -20,14 +20,14 @@ export type { ConfigMsg } from './config-msg.js';
  * - the consumer (config-consumer.ts): applies the stream in order from the last applied
  *   sequence + 1, each plan rebased on the local rows and committed with its ledger row, so a node
  *   killed at any point resumes exactly where it stopped; a plan that cannot be applied within
- *   `applyTimeout` is retried from the same sequence (never skipped). Canary plans and decisions
- *   pass its canary gate (gitops/canary/gate.ts): applied at once on canary nodes, held on the others.
+ *   `applyTimeout` is retried from the same sequence (never skipped). Every message passes its
+ *   gate (config-gate.ts): with gitops, the canary gate, which applies canary plans at once on
+ *   canary nodes and holds them on the others until their decision.
  * After each (re)connection the stream is created when absent, the consumer restarts and the
  * outbox is flushed.
  */
 export function startConfigSync(deps: {
-  core: Core; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; canaries: CanaryStore; metrics: ClusterMetrics; applyTimeoutMs: number;
-  onCanaryApplied: (revision: string) => void;
+  core: Core; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; gate: ConfigGate; metrics: ClusterMetrics; applyTimeoutMs: number;
 }): {
   flush: () => Promise<void>;
   status: () => { lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined; holding: { revision: string; seq: number; messages: number } | undefined };
@@ -35,7 +35,7 @@ export function startConfigSync(deps: {
 } {
   const { core, link, names, ledger, metrics, applyTimeoutMs } = deps;
   const log = core.log.child({ component: 'config-sync' });
-  const consumer = startConfigConsumer({ core, link, names, ledger, canaries: deps.canaries, metrics, log, applyTimeoutMs, onCanaryApplied: deps.onCanaryApplied });
+  const consumer = startConfigConsumer({ link, names, ledger, gate: deps.gate, metrics, log, applyTimeoutMs });
   const publisher = startConfigPublisher({ link, names, ledger, metrics, log, publishTimeoutMs: applyTimeoutMs });
   const offOutbox = core.applyHooks.add(outboxHook(ledger, names.node, () => void publisher.flush()));
 

@@ -1,5 +1,4 @@
 import type { Logger } from '../log/logger.js';
-import type { CanaryReport } from '../../gitops/canary/msg.js';
 import type { Liveness } from './liveness.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
@@ -16,8 +15,11 @@ export interface HeartbeatMsg {
   hello?: boolean;
   /** sent at graceful shutdown: peers drop the node at once */
   bye?: boolean;
-  /** while this node bakes a canary revision it applied: its signals (docs/gitops.md "Canary apply") */
-  canary?: CanaryReport;
+  /**
+   * while this node bakes a canary revision it applied: its signals (docs/gitops.md "Canary apply";
+   * the shape is gitops/canary/msg.ts `CanaryReport`, checked by the receiver)
+   */
+  canary?: unknown;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface HeartbeatMsg {
 export function startHeartbeats(deps: {
   link: NatsLink; names: ClusterNames; live: Liveness; metrics: ClusterMetrics; log: Logger;
   intervalMs: number; config: () => { seq: number; revision: string };
-  canary?: () => CanaryReport | undefined; onCanary?: (node: string, report: CanaryReport | undefined) => void;
+  canary?: () => unknown; onCanary?: (node: string, report: unknown) => void;
 }): () => void {
   const { link, names, live, metrics } = deps;
   const enc = new TextEncoder();

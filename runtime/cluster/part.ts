@@ -19,11 +19,8 @@ import { kvClaim, type ClusterClaim } from './kv-claim.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
-import { CanaryStore } from '../../gitops/canary/store.js';
-import { CanaryWatch } from '../../gitops/canary/watch.js';
-import { startCanaryCoordinator } from '../../gitops/canary/coordinator.js';
-import { canaryPort } from '../../gitops/canary/port.js';
-import { isCanaryReport } from '../../gitops/canary/msg.js';
+import { plainGate } from './plain-gate.js';
+import type { ConfigSyncHooks } from './port.js';
 
 declare module '../ports/parts.js' {
   interface Ports {
@@ -43,9 +40,9 @@ const CATCH_UP_MS = 30_000;
  * The cluster part (DESIGN decision 8, docs/cluster.md). Always installs the health policy and the
  * `/cluster` routes. With `state.nats.servers` set it also: replaces `core.sessions`/`core.nonces`
  * with KV stores, syncs health flips and heartbeats, runs config sync when
- * `state.enableConfigSync`, with canary apply (`core.ports.canary`: the canary gate in the consumer,
- * canary reports in heartbeats, the coordinator on the lease holder), and holds the git leader
- * lease (`core.ports.gitLeader`). Without servers
+ * `state.enableConfigSync`, extended by `core.ports.configSyncExtension` (the canary of gitops:
+ * its gate in the consumer, its reports in heartbeats; runtime/cluster/port.ts), and holds the
+ * git leader lease (`core.ports.gitLeader`). Without servers
  * the node is self-contained and `gitLeader.holds()` is always true.
  */
 function setupCluster(core: Core, ext: ApiExtensions): void {
@@ -96,31 +93,32 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   core.ports.clusterClaim = kvClaim(link, names, metrics);
 
   const ledger = new ConfigLedger(core.db);
-  const canaries = new CanaryStore(core.db);
-  const watch = cfg.enableConfigSync ? new CanaryWatch(core, canaries, live, names.node) : undefined;
-  const config = watch
-    ? startConfigSync({ core, link, names, ledger, canaries, metrics, applyTimeoutMs: parseDuration(cfg.config.applyTimeout) ?? 5_000, onCanaryApplied: (rev) => watch.applied(rev) })
-    : undefined;
-  if (config) state.config = () => ({ enabled: true, ...config.status() });
-  const lease = cfg.enableConfigSync ? startGitLease({ link, names, ttlMs, log, metrics }) : undefined;
-  if (lease) { state.gitLeader = lease; core.ports.gitLeader = lease; }
-  // canary decisions are judged as often as canary nodes report (each heartbeat), and at least every second
-  const coordinator = lease && watch ? startCanaryCoordinator({ link, names, lease, store: canaries, watch, metrics, log, tickMs: Math.min(1_000, intervalMs) }) : undefined;
-  if (config && watch && coordinator) {
-    core.ports.canary = canaryPort({ node: names.node, store: canaries, ledger, watch, coordinator, metrics, flush: () => void config.flush() });
-    state.canary = () => watch.status();
+  const applyTimeoutMs = parseDuration(cfg.config.applyTimeout) ?? 5_000;
+  let config: ReturnType<typeof startConfigSync> | undefined;
+  let lease: ReturnType<typeof startGitLease> | undefined;
+  let canary: ConfigSyncHooks | undefined;
+  if (cfg.enableConfigSync) {
+    // the link runs its ready steps all at once, so the lease starting before config sync changes nothing
+    lease = startGitLease({ link, names, ttlMs, log, metrics });
+    const flush = () => void config?.flush();
+    canary = core.ports.configSyncExtension?.(core, { link, names, ledger, live, lease, metrics, log, heartbeatMs: intervalMs, applyTimeoutMs, flush });
+    const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs });
+    config = sync;
+    state.config = () => ({ enabled: true, ...sync.status() });
+    state.gitLeader = lease; core.ports.gitLeader = lease;
+    if (canary) state.canary = canary.status;
   }
   const health = startHealthSync({ core, link, names, peers, metrics, catchUpMs: parseDuration(process.env.GSLB_STATE_CATCHUP) ?? CATCH_UP_MS });
   state.catchUp = health.catchUp;
   const stopHeartbeats = startHeartbeats({
     link, names, live, metrics, log, intervalMs, config: () => { const s = config?.status(); return { seq: s?.lastSeq ?? 0, revision: s?.lastRevision ?? '' }; },
-    canary: () => watch?.report(), onCanary: (node, report) => watch?.heard(node, isCanaryReport(report) ? report : undefined),
+    canary: () => canary?.heartbeat(), onCanary: (node, report) => canary?.heard(node, report),
   });
 
   // runs after the API and later parts have stopped, before the database closes
   core.closers.push(async () => {
     stopHeartbeats();
-    coordinator?.stop();
+    canary?.stop();
     await lease?.stop();
     config?.stop();
     health.stop();

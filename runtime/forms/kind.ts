@@ -2,7 +2,7 @@ import { createSettings, settingsProblems, type SettingProblem, type SettingsInp
 import { buildSchema, schemaProblems, type SchemaField } from './forms/schema-fields.js';
 import { actionFields, actionProblems, type ActionInput } from './forms/actions.js';
 import type { DesiredRow } from '../../core/plan/types.js';
-import { API_VERSION, type Manifest, type Report, type ResourceKind } from '../../gitops/kinds/port.js';
+import { API_VERSION, type Manifest, type Report, type ResourceKind } from '../ports/kinds.js';
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);

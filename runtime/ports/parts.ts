@@ -3,7 +3,7 @@
  * bound, the live-feed hub, the git lease… Each part declares its own entries next to its code
  * with a module augmentation:
  *
- *     declare module '../ports.js' { interface Ports { dnsPort?: number } }
+ *     declare module '../ports/parts.js' { interface Ports { dnsPort?: number } }
  *
  * so the whole set is typed and checked, yet the core never imports a feature (docs/architecture.md
  * "Ports"). An entry is optional until its part has run: a reader handles its absence (a daemon

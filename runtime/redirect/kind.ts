@@ -2,7 +2,7 @@ import { isWildcard, normalHost, ownedName, REDIRECT_KIND, redirectClaim, redire
 import { DEFAULT_TENANT } from '../../core/model/types.js';
 import { rowsOf } from '../../core/snapshot/snapshot.js';
 import { toFqdn, type NamedService } from '../tenancy/names.js';
-import { API_VERSION, firstByKey, type ManifestIndex, type ResourceKind } from '../../gitops/kinds/port.js';
+import { API_VERSION, firstByKey, type ManifestIndex, type ResourceKind } from '../ports/kinds.js';
 
 /** The first Redirect declaring each (normalised) host. */
 const firstByHost = (index: ManifestIndex) => firstByKey(index, 'Redirect', (m) => normalHost(String(m.spec.host)));

@@ -4,7 +4,7 @@ import { DEFAULT_TENANT, type ServiceRow } from '../../core/model/types.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import { rowsOf } from '../../core/snapshot/snapshot.js';
 import { toFqdn } from '../tenancy/names.js';
-import { API_VERSION, firstByKey, type ManifestIndex, type Report, type ResourceKind } from '../../gitops/kinds/port.js';
+import { API_VERSION, firstByKey, type ManifestIndex, type Report, type ResourceKind } from '../ports/kinds.js';
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);

@@ -4,7 +4,7 @@ import { DEFAULT_TENANT, type ServiceRow } from '../../core/model/types.js';
 import type { DesiredRow } from '../../core/plan/types.js';
 import { rowsOf, type Snapshot } from '../../core/snapshot/snapshot.js';
 import { toFqdn } from '../tenancy/names.js';
-import { API_VERSION, type Manifest, type ResourceKind } from '../../gitops/kinds/port.js';
+import { API_VERSION, type Manifest, type ResourceKind } from '../ports/kinds.js';
 
 type TxtSpec = { name: string; values: string[]; ttl?: number };
 

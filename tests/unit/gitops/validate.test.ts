@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadManifests } from '../../../gitops/load/index.js';
 import { sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
 import { registerManifestKind } from '../../../runtime/kinds-all.js';
-import type { ValidationEnv } from '../../../gitops/kinds/port.js';
+import type { ValidationEnv } from '../../../runtime/ports/kinds.js';
 
 const pool = (name: string, spec: string) => `apiVersion: gslb/v1\nkind: Pool\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
 const svc = (name: string, spec: string) => `apiVersion: gslb/v1\nkind: Service\nmetadata:\n  name: ${name}\nspec:\n${spec}`;

@@ -4,7 +4,7 @@ import { loadManifests } from '../../../gitops/load/index.js';
 import { checkAgainstActual, sortProblems, validateManifests } from '../../../gitops/validate/validate.js';
 import { nameRules } from '../../../runtime/tenancy/names.js';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
-import type { ValidationEnv } from '../../../gitops/kinds/port.js';
+import type { ValidationEnv } from '../../../runtime/ports/kinds.js';
 import '../../../runtime/kinds-all.js';
 import type { Row } from '../../../core/model/types.js';
 

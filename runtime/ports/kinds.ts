@@ -1,8 +1,8 @@
 import type { DesiredRow } from '../../core/plan/types.js';
 import type { Snapshot } from '../../core/snapshot/snapshot.js';
-import type { NameRules, NamedService } from '../../runtime/tenancy/names.js';
-import type { ScriptPolicy } from '../../runtime/config/script-policy.js';
-import type { YamlSource } from '../../runtime/config/yaml-source.js';
+import type { NameRules, NamedService } from '../tenancy/names.js';
+import type { ScriptPolicy } from '../config/script-policy.js';
+import type { YamlSource } from '../config/yaml-source.js';
 
 /**
  * The port through which a feature declares a resource kind of the config repo (docs/gitops.md
