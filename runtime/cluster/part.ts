@@ -6,7 +6,7 @@ import { createClusterMetrics } from './metrics.js';
 import { clusterNames } from './names.js';
 import { Liveness } from './liveness.js';
 import { PeerHealth } from './peer-health.js';
-import { makeHealthPolicy } from './install-policy.js';
+import { makeHealthPolicy, makeRttPolicy } from './install-policy.js';
 import { ALWAYS_LEADER, startGitLease, type GitLeader } from './lease.js';
 import { NatsLink } from './nats-link.js';
 import { connectOptions } from './connect-options.js';
@@ -57,6 +57,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   const live = new Liveness(names.node, ttlMs);
   const peers = new PeerHealth();
   core.health.policy = makeHealthPolicy(cfg.healthPolicy, peers, live, cfg.quorumMinPercent);
+  core.health.rtt = makeRttPolicy(peers, live);
   const enabled = cfg.nats.servers.length > 0;
   const metrics = createClusterMetrics(core.metrics);
   metrics.liveNodes.set(1);

@@ -304,4 +304,12 @@ export class HealthBoardReader extends BoardViews {
     const slot = this.slot(pool, ip);
     return slot < 0 || this.i32[slot * 10 + W_STATE] !== STATE_UNHEALTHY;
   }
+
+  /**
+   * The RTT the main thread decided for the steps (HealthView.rttMs), from the entry `get` returned:
+   * the row holds it with a last-checked time above 0 (worker-protocol.ts `HealthRow`); -1 when none.
+   */
+  rttMs(_pool: string, _ip: string, e: HealthEntry | undefined): number {
+    return e !== undefined && e.lastChecked > 0 ? e.rttMs : -1;
+  }
 }

@@ -32,8 +32,9 @@ export interface WorkerInit {
 
 /**
  * One endpoint's health as the main thread decides it, under the active policy (cluster policies
- * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never). What the main
- * thread writes to the health board.
+ * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never). The RTT is
+ * the one the steps order by (HealthView.rttMs) when there is one, and then last checked is at
+ * least 1. What the main thread writes to the health board.
  */
 export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number];
 
@@ -77,8 +78,10 @@ export type FromWorker =
 function verdictRow(pool: string, ip: string, health: HealthView): HealthRow | undefined {
   const e = health.get(pool, ip);
   const ok = health.isHealthy(pool, ip);
-  if (!e && ok) return undefined;
-  return [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0];
+  const rtt = health.rttMs(pool, ip);
+  if (!e && ok && rtt < 0) return undefined;
+  // without an RTT the columns hold the local entry as they are; an RTT only peers measured is marked as checked (1)
+  return rtt < 0 ? [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0] : [pool, ip, ok, e?.score ?? 1, rtt, Math.max(1, e?.lastChecked ?? 0)];
 }
 
 /**
