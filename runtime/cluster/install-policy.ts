@@ -29,7 +29,7 @@ export function makeHealthPolicy(name: PolicyName, peers: PeerHealth, live: Live
  * probe RTT "using the cluster-wide minimum when available"): the lowest RTT among this node's own
  * measurement and those the live peers report for the endpoint; a report without a measured RTT
  * (0) counts only when there is nothing else. Every node that sees the same reports picks the same
- * member. Allocation-free.
+ * member. The `latency` step keeps this node's own RTT (node-to-member). Allocation-free.
  */
 export function makeRttPolicy(peers: PeerHealth, live: Liveness): RttPolicy {
   return (poolId, ip, local) => {

@@ -32,11 +32,11 @@ export interface WorkerInit {
 
 /**
  * One endpoint's health as the main thread decides it, under the active policy (cluster policies
- * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never). The RTT is
- * the one the steps order by (HealthView.rttMs) when there is one, and then last checked is at
- * least 1. What the main thread writes to the health board.
+ * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never), and the
+ * cluster-wide RTT ms the `rum` fallback orders by (HealthView.rttMs; -1 = none; left out: this
+ * node's RTT). What the main thread writes to the health board.
  */
-export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number];
+export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number, clusterRttMs?: number];
 
 /** A RUM sample: subnet key, member address, latency ms, time. */
 export type RumSample = [key: string, ip: string, ms: number, at: number];
@@ -80,8 +80,7 @@ function verdictRow(pool: string, ip: string, health: HealthView): HealthRow | u
   const ok = health.isHealthy(pool, ip);
   const rtt = health.rttMs(pool, ip);
   if (!e && ok && rtt < 0) return undefined;
-  // without an RTT the columns hold the local entry as they are; an RTT only peers measured is marked as checked (1)
-  return rtt < 0 ? [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0] : [pool, ip, ok, e?.score ?? 1, rtt, Math.max(1, e?.lastChecked ?? 0)];
+  return [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0, rtt];
 }
 
 /**

@@ -24,9 +24,10 @@ export type HealthPolicy = (poolId: string, ip: string, local: HealthEntry | und
 export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined || local.healthy;
 
 /**
- * The probe round-trip time (ms) DNS orders by in the `latency` step and the `rum` step's fallback,
- * from the local entry (undefined when this node has not probed the endpoint); -1 when there is
- * none. The cluster part installs the cluster-wide minimum (docs/cluster.md "Probe RTT").
+ * The probe round-trip time (ms) the `rum` step's fallback orders by (gslb-api.md §4), from the
+ * local entry (undefined when this node has not probed the endpoint); -1 when there is none. The
+ * cluster part installs the cluster-wide minimum (docs/cluster.md "Probe RTT"); the `latency` step
+ * keeps this node's own RTT.
  */
 export type RttPolicy = (poolId: string, ip: string, local: HealthEntry | undefined) => number;
 
@@ -115,7 +116,7 @@ export class HealthView {
   isHealthy(poolId: string, ip: string): boolean {
     return this.policy(poolId, ip, this.byPool.get(poolId)?.get(ip));
   }
-  /** The RTT the DNS steps use (`rtt`); -1 when there is none. `local`: the entry, when the caller has it. Hot path. */
+  /** The RTT the `rum` fallback uses (`rtt`); -1 when there is none. `local`: the entry, when the caller has it. Hot path. */
   rttMs(poolId: string, ip: string, local: HealthEntry | undefined = this.byPool.get(poolId)?.get(ip)): number {
     return this.rtt(poolId, ip, local);
   }
