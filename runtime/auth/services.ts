@@ -1,7 +1,7 @@
 import type { Core } from '../app.js';
 import { parseDuration } from '../config/duration.js';
 import { GslbError } from '../errors.js';
-import { LoginLimiter } from './login-limiter.js';
+import { ClusterLoginLimiter } from './login-limiter.js';
 import type { OidcClient } from './oidc.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { SessionService } from './sessions.js';
@@ -15,7 +15,7 @@ export interface AuthServices {
   users: UserStore;
   tenants: TenantStore;
   sessions: SessionService;
-  limiter: LoginLimiter;
+  limiter: ClusterLoginLimiter;
   /** undefined while GSLB_SECRET_KEY is unset (TOTP cannot be enrolled then) */
   box: SecretBox | undefined;
   /** set when auth.oidc.enabled and discovery succeeded */
@@ -43,7 +43,7 @@ export function createAuthServices(core: Core): AuthServices {
     core, users, tenants, box, oidc: undefined, ttlMs,
     resets: new ResetTokens(() => core.nonces),
     sessions: new SessionService(() => core.sessions, users, ttlMs, core.config.auth.sessionExtend),
-    limiter: new LoginLimiter(),
+    limiter: new ClusterLoginLimiter(() => core.ports.sharedLimits),
     bcryptCost: core.config.auth.bcryptCost,
   };
 }

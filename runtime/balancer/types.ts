@@ -19,6 +19,11 @@ export interface Candidate {
   readonly score: number;
   /** node-to-member probe round-trip time in ms; -1 when unknown */
   readonly rttMs: number;
+  /**
+   * the lowest probe RTT any live node of the cluster measured (this node's without a cluster;
+   * docs/cluster.md "Probe RTT"), for the `rum` fallback; -1 when unknown; absent: `rttMs`
+   */
+  readonly clusterRttMs?: number;
   /** endpoint location in degrees; NaN when unknown */
   readonly lat: number;
   readonly lon: number;

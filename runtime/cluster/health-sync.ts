@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import type { Core } from '../app.js';
 import type { HealthTransition } from '../../core/events/bus.js';
-import type { HealthEntry } from '../ports/health-view.js';
+import { rttMoved, type HealthEntry } from '../ports/health-view.js';
 import type { ClusterMetrics } from './metrics.js';
 import { healthKey, parseHealthKey, type ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
@@ -49,8 +49,12 @@ export function startHealthSync(deps: {
     const prev = peers.reports(poolId, ip)?.get(e.node);
     if (!peers.set(poolId, ip, { ...e, receivedAt: now })) return;
     if (viaFlip) metrics.mergeLag.observe({ type: 'health' }, Math.max(0, now - e.lastChecked) / 1000);
-    // a newer probe time with the same state is stored but is not news
-    if (prev && prev.healthy === e.healthy && prev.score === e.score) return;
+    // a newer probe time with the same state is stored but is not news; a moved RTT changes the
+    // cluster-wide minimum the DNS steps order by (docs/cluster.md "Probe RTT"), not the health feed
+    if (prev && prev.healthy === e.healthy && prev.score === e.score) {
+      if (rttMoved(prev.rttMs, e.rttMs)) core.health.touch(poolId, ip);
+      return;
+    }
     core.health.touch(poolId, ip); // derived DNS data keyed on the version is recomputed
     core.bus.emit('ws_message', { type: 'health_update', payload: { poolId, ipAddress: ip, healthy: e.healthy, score: e.score, timestamp: e.lastChecked, rttMs: e.rttMs, node: e.node } });
   };
@@ -107,9 +111,13 @@ export function startHealthSync(deps: {
     for (let i = 0; i < ownEntries.length; i += batch) {
       await Promise.all(ownEntries.slice(i, i + batch).map(async ([k, e]) => {
         const cur = await bucketOp('get', bucket.get(k)).catch(() => null);
-        // only the state matters: a probe that did not flip does not rewrite KV (gslb-api.md §3 rule 1)
+        // a probe that did not flip does not rewrite KV (gslb-api.md §3 rule 1), unless its RTT moved
+        // enough to matter to the peers' cluster-wide minimum (docs/cluster.md "Probe RTT")
         if (cur && cur.operation === 'PUT') {
-          try { const kvEntry = cur.json<HealthEntry>(); if (kvEntry.healthy === e.healthy && kvEntry.score === e.score) return; } catch { /* rewrite */ }
+          try {
+            const kvEntry = cur.json<HealthEntry>();
+            if (kvEntry.healthy === e.healthy && kvEntry.score === e.score && !rttMoved(kvEntry.rttMs, e.rttMs)) return;
+          } catch { /* rewrite */ }
         }
         await bucketOp('put', bucket.put(k, enc.encode(JSON.stringify(e)))).catch(() => undefined);
       }));

@@ -15,7 +15,7 @@ import type { NatsLink } from './nats-link.js';
 export type ClusterClaim = (bucket: string, ttlMs: number, tokens: readonly string[]) => Promise<boolean>;
 
 /** True for the error `kv.create` gives when the key exists (a wrong last sequence). */
-function alreadyExists(err: unknown): boolean {
+export function alreadyExists(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
 }

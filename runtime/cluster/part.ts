@@ -6,7 +6,7 @@ import { createClusterMetrics } from './metrics.js';
 import { clusterNames } from './names.js';
 import { Liveness } from './liveness.js';
 import { PeerHealth } from './peer-health.js';
-import { makeHealthPolicy } from './install-policy.js';
+import { makeHealthPolicy, makeRttPolicy } from './install-policy.js';
 import { ALWAYS_LEADER, startGitLease, type GitLeader } from './lease.js';
 import { NatsLink } from './nats-link.js';
 import { connectOptions } from './connect-options.js';
@@ -16,6 +16,7 @@ import { startConfigSync } from './config-sync.js';
 import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { kvClaim, type ClusterClaim } from './kv-claim.js';
+import { sharedLimits } from './shared-limits.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -53,6 +54,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   const live = new Liveness(names.node, ttlMs);
   const peers = new PeerHealth();
   core.health.policy = makeHealthPolicy(cfg.healthPolicy, peers, live, cfg.quorumMinPercent);
+  core.health.rtt = makeRttPolicy(peers, live);
   const enabled = cfg.nats.servers.length > 0;
   const metrics = createClusterMetrics(core.metrics);
   metrics.liveNodes.set(1);
@@ -91,6 +93,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   core.nonces = new KvNonceStore(link, () => link.bucket(names.noncesBucket, { ttl: 3_600_000 }), metrics, names.noncesBucket);
   link.onReady(() => sessions.flush());
   core.ports.clusterClaim = kvClaim(link, names, metrics);
+  core.ports.sharedLimits = sharedLimits({ link, names, metrics, nodes: () => live.liveSet().size + 1 });
 
   const ledger = new ConfigLedger(core.db);
   const applyTimeoutMs = parseDuration(cfg.config.applyTimeout) ?? 5_000;

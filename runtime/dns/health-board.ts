@@ -10,8 +10,8 @@ import type { HealthRow } from './worker-protocol.js';
  * be told of a new buffer):
  * - `head`: Int32 words: [0] the write sequence (odd while a batch is being written: a seqlock),
  *   [1] slots in use, [2] key bytes in use, then BUCKETS bucket heads (slot + 1, 0: empty).
- * - `slots`: one 40-byte record per endpoint: score, RTT ms and last checked (Float64), then Int32
- *   state (0: no entry, healthy by the optimistic start; 1: healthy; 2: unhealthy), key offset, key
+ * - `slots`: one 48-byte record per endpoint: score, RTT ms, last checked and the cluster-wide RTT
+ *   ms (HealthView.rttMs, -1: none) (Float64), then Int32 state (0: no entry, healthy by the optimistic start; 1: healthy; 2: unhealthy), key offset, key
  *   length, next slot + 1 in the bucket's chain.
  * - `keys`: the endpoints' keys, `poolId NUL ip` in UTF-8.
  *
@@ -31,11 +31,14 @@ const SEQ = 0;
 const USED = 1;
 const KEY_BYTES = 2;
 /** bytes per slot record, and the Int32 words of its fields */
-const REC = 40;
-const W_STATE = 6;
-const W_KEY_OFF = 7;
-const W_KEY_LEN = 8;
-const W_NEXT = 9;
+const REC = 48;
+/** Float64 and Int32 elements per record */
+const F64S = REC / 8;
+const I32S = REC / 4;
+const W_STATE = 8;
+const W_KEY_OFF = 9;
+const W_KEY_LEN = 10;
+const W_NEXT = 11;
 /**
  * The most endpoints the board holds (4,194,304, forty times the 100,000 members one node is sized
  * for): the buffers reserve that much address space and commit it as they grow.
@@ -103,9 +106,9 @@ class BoardViews {
     const i32 = this.i32;
     const keys = this.keys;
     const s = this.scratch;
-    for (let slot = Atomics.load(this.head, HEAD_WORDS + (h & (BUCKETS - 1))) - 1; slot >= 0; slot = i32[slot * 10 + W_NEXT]! - 1) {
-      if (i32[slot * 10 + W_KEY_LEN] !== n) continue;
-      const off = i32[slot * 10 + W_KEY_OFF]!;
+    for (let slot = Atomics.load(this.head, HEAD_WORDS + (h & (BUCKETS - 1))) - 1; slot >= 0; slot = i32[slot * I32S + W_NEXT]! - 1) {
+      if (i32[slot * I32S + W_KEY_LEN] !== n) continue;
+      const off = i32[slot * I32S + W_KEY_OFF]!;
       let i = 0;
       while (i < n && keys[off + i] === s[i]) i++;
       if (i === n) return slot;
@@ -144,7 +147,7 @@ export class HealthBoardWriter extends BoardViews {
     try {
       for (const [pool, ip] of cleared) {
         const slot = this.index.get(pool)?.get(ip);
-        if (slot !== undefined) this.i32[slot * 10 + W_STATE] = STATE_NONE;
+        if (slot !== undefined) this.i32[slot * I32S + W_STATE] = STATE_NONE;
       }
       for (const r of rows) this.put(r);
     } finally {
@@ -177,7 +180,7 @@ export class HealthBoardWriter extends BoardViews {
         if (slot >= 0) seen[slot] = 1;
       }
       const i32 = this.i32;
-      for (let slot = 0, n = this.head[USED]!; slot < n; slot++) if (!seen[slot]) i32[slot * 10 + W_STATE] = STATE_NONE;
+      for (let slot = 0, n = this.head[USED]!; slot < n; slot++) if (!seen[slot]) i32[slot * I32S + W_STATE] = STATE_NONE;
     } finally {
       this.end();
     }
@@ -187,7 +190,7 @@ export class HealthBoardWriter extends BoardViews {
   private end(): void { Atomics.add(this.head, SEQ, 1); }
 
   /** Writes one row; its slot (-1 when the board is full). */
-  private put([pool, ip, healthy, score, rttMs, lastChecked]: HealthRow): number {
+  private put([pool, ip, healthy, score, rttMs, lastChecked, clusterRttMs]: HealthRow): number {
     let byIp = this.index.get(pool);
     if (!byIp) this.index.set(pool, (byIp = new Map()));
     let slot = byIp.get(ip);
@@ -196,11 +199,12 @@ export class HealthBoardWriter extends BoardViews {
       if (slot < 0) return -1;
       byIp.set(ip, slot);
     }
-    const f = slot * 5;
+    const f = slot * F64S;
     this.f64[f] = score;
     this.f64[f + 1] = rttMs;
     this.f64[f + 2] = lastChecked;
-    this.i32[slot * 10 + W_STATE] = healthy ? STATE_HEALTHY : STATE_UNHEALTHY;
+    this.f64[f + 3] = clusterRttMs ?? (lastChecked > 0 ? rttMs : -1);
+    this.i32[slot * I32S + W_STATE] = healthy ? STATE_HEALTHY : STATE_UNHEALTHY;
     return slot;
   }
 
@@ -218,7 +222,7 @@ export class HealthBoardWriter extends BoardViews {
     if ((slot + 1) * REC > slots.byteLength) slots.grow(Math.min(BOARD_MAX_SLOTS * REC, slots.byteLength * 2));
     if (off + n > keys.byteLength) keys.grow(Math.min(MAX_KEY_BYTES, Math.max(off + n, keys.byteLength * 2)));
     this.keys.set(this.scratch.subarray(0, n), off);
-    const w = slot * 10;
+    const w = slot * I32S;
     const i32 = this.i32;
     i32[w + W_STATE] = STATE_NONE;
     i32[w + W_KEY_OFF] = off;
@@ -243,6 +247,8 @@ export class HealthBoardReader extends BoardViews {
   /** pool → ip → slot, or -(slots in use + 1) when it was not on the board then */
   private readonly slotOf = new Map<string, Map<string, number>>();
   private readonly entry: HealthEntry = { healthy: true, score: 1, rttMs: 0, lastChecked: 0, node: '' };
+  /** the cluster-wide RTT of the endpoint `get` last returned */
+  private lastClusterRtt = -1;
   private lastPool = '';
   private lastIp = '';
   private lastSlot = -1;
@@ -289,19 +295,28 @@ export class HealthBoardReader extends BoardViews {
   get(pool: string, ip: string): HealthEntry | undefined {
     const slot = this.slot(pool, ip);
     if (slot < 0) return undefined;
-    const state = this.i32[slot * 10 + W_STATE];
+    const state = this.i32[slot * I32S + W_STATE];
     if (state === STATE_NONE) return undefined;
     const e = this.entry;
     e.healthy = state === STATE_HEALTHY;
-    e.score = this.f64[slot * 5]!;
-    e.rttMs = this.f64[slot * 5 + 1]!;
-    e.lastChecked = this.f64[slot * 5 + 2]!;
+    e.score = this.f64[slot * F64S]!;
+    e.rttMs = this.f64[slot * F64S + 1]!;
+    e.lastChecked = this.f64[slot * F64S + 2]!;
+    this.lastClusterRtt = this.f64[slot * F64S + 3]!;
     return e;
   }
 
   /** The main thread's verdict under its policy (no entry: healthy, the optimistic start). */
   isHealthy(pool: string, ip: string): boolean {
     const slot = this.slot(pool, ip);
-    return slot < 0 || this.i32[slot * 10 + W_STATE] !== STATE_UNHEALTHY;
+    return slot < 0 || this.i32[slot * I32S + W_STATE] !== STATE_UNHEALTHY;
+  }
+
+  /**
+   * The cluster-wide RTT (HealthView.rttMs) of the endpoint whose entry `get` just returned; -1 when
+   * none (no entry: this node has no RTT, and the main thread wrote a row wherever a peer has one).
+   */
+  rttMs(_pool: string, _ip: string, e: HealthEntry | undefined): number {
+    return e === undefined ? -1 : this.lastClusterRtt;
   }
 }

@@ -152,6 +152,11 @@ export interface AnswerHealth {
   readonly version: number;
   get(poolId: string, ip: string): HealthEntry | undefined;
   isHealthy(poolId: string, ip: string): boolean;
+  /**
+   * the probe RTT the `rum` fallback orders by (HealthView.rttMs: the cluster-wide minimum in a
+   * cluster); -1 when none. Called right after `get` for the same endpoint, with what it returned.
+   */
+  rttMs(poolId: string, ip: string, entry: HealthEntry | undefined): number;
 }
 
 /**
@@ -185,7 +190,7 @@ export function refreshHealth(plan: ServicePlan, health: AnswerHealth, now: () =
     // many shapes once live health set scores and RTTs, and those reads went megamorphic).
     const c: Candidate = {
       ip: m.ip, family: m.family, order: m.order, weight: m.weight, priority: m.priority, rumUrl: m.rumUrl,
-      score: e?.score ?? 1, rttMs: e && e.lastChecked > 0 ? e.rttMs : -1, lat: m.lat, lon: m.lon, rdata: m.rdata,
+      score: e?.score ?? 1, rttMs: e && e.lastChecked > 0 ? e.rttMs : -1, clusterRttMs: health.rttMs(poolId, m.ip, e), lat: m.lat, lon: m.lon, rdata: m.rdata,
     };
     const st = m.family === 4 ? v4 : v6;
     st.enabled.push(c);

@@ -32,10 +32,11 @@ export interface WorkerInit {
 
 /**
  * One endpoint's health as the main thread decides it, under the active policy (cluster policies
- * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never). What the main
- * thread writes to the health board.
+ * included): pool id, address, healthy, score, RTT ms, last checked (ms; 0 = never), and the
+ * cluster-wide RTT ms the `rum` fallback orders by (HealthView.rttMs; -1 = none; left out: this
+ * node's RTT). What the main thread writes to the health board.
  */
-export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number];
+export type HealthRow = [poolId: string, ip: string, healthy: boolean, score: number, rttMs: number, lastChecked: number, clusterRttMs?: number];
 
 /** A RUM sample: subnet key, member address, latency ms, time. */
 export type RumSample = [key: string, ip: string, ms: number, at: number];
@@ -77,8 +78,9 @@ export type FromWorker =
 function verdictRow(pool: string, ip: string, health: HealthView): HealthRow | undefined {
   const e = health.get(pool, ip);
   const ok = health.isHealthy(pool, ip);
-  if (!e && ok) return undefined;
-  return [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0];
+  const rtt = health.rttMs(pool, ip);
+  if (!e && ok && rtt < 0) return undefined;
+  return [pool, ip, ok, e?.score ?? 1, e?.rttMs ?? 0, e?.lastChecked ?? 0, rtt];
 }
 
 /**

@@ -11,7 +11,7 @@ import { DisposableDomains } from './intake/spam/disposable.js';
 import { cachedBlockLists } from './intake/spam/pipeline.js';
 import { FormKeyStore } from './keys/store.js';
 import { formKeyRoutes } from './keys/routes.js';
-import { KeyRateLimiter } from './public/rate-limit.js';
+import { ClusterRateLimiter } from './public/rate-limit.js';
 import { publicApi, PUBLIC_PREFIX } from './public/routes/server.js';
 import { publicErrorBody } from './public/errors.js';
 import { submissionRoutes } from './submissions/routes.js';
@@ -86,8 +86,8 @@ PARTS.push({
     const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
     ext.errorShapes.push({ prefix: PUBLIC_PREFIX, body: publicErrorBody });
-    ext.rootPlugins.push(publicApi({ keys, limiter: new KeyRateLimiter(cfg.rateLimits.perKeyPerMinute), routes }));
-    ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new KeyRateLimiter(cfg.rateLimits.perIpPerMinute), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL,
+    ext.rootPlugins.push(publicApi({ keys, limiter: new ClusterRateLimiter('forms_key', cfg.rateLimits.perKeyPerMinute, () => core.ports.sharedLimits), routes }));
+    ext.rootPlugins.push(intakeRoutes({ intake, vault, limiter: new ClusterRateLimiter('forms_ip', cfg.rateLimits.perIpPerMinute, () => core.ports.sharedLimits), limits: () => core.config.forms.intake, publicURL: () => core.config.api.publicURL,
       domain: (host) => domains.byHost(host),
     }));
   },

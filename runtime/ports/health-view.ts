@@ -24,6 +24,22 @@ export type HealthPolicy = (poolId: string, ip: string, local: HealthEntry | und
 export const localPolicy: HealthPolicy = (_p, _ip, local) => local === undefined || local.healthy;
 
 /**
+ * The probe round-trip time (ms) the `rum` step's fallback orders by (gslb-api.md §4), from the
+ * local entry (undefined when this node has not probed the endpoint); -1 when there is none. The
+ * cluster part installs the cluster-wide minimum (docs/cluster.md "Probe RTT"); the `latency` step
+ * keeps this node's own RTT.
+ */
+export type RttPolicy = (poolId: string, ip: string, local: HealthEntry | undefined) => number;
+
+/** Whether an RTT moved enough to matter to an answer: by at least max(2 ms, 10 %). */
+export function rttMoved(from: number, to: number): boolean {
+  return Math.abs(from - to) >= Math.max(2, from * 0.1);
+}
+
+/** Default: this node's own RTT, once it probed the endpoint. */
+export const localRtt: RttPolicy = (_p, _ip, local) => (local !== undefined && local.lastChecked > 0 ? local.rttMs : -1);
+
+/**
  * What changed in a view since the last {@link HealthView.takeChanges}: the endpoints (pool id,
  * address) whose verdict may differ, or `all` when a change may touch any endpoint (a policy
  * input such as cluster liveness, or a whole pool removed).
@@ -46,6 +62,7 @@ export class HealthView {
   private changedAll = false;
   private readonly changed = new Map<string, [string, string]>();
   policy: HealthPolicy = localPolicy;
+  rtt: RttPolicy = localRtt;
   /**
    * Told after every change of `version` (the DNS part sends the changed verdicts to its worker
    * threads, coalesced per event-loop turn). Must not throw.
@@ -99,6 +116,10 @@ export class HealthView {
   isHealthy(poolId: string, ip: string): boolean {
     return this.policy(poolId, ip, this.byPool.get(poolId)?.get(ip));
   }
+  /** The RTT the `rum` fallback uses (`rtt`); -1 when there is none. `local`: the entry, when the caller has it. Hot path. */
+  rttMs(poolId: string, ip: string, local: HealthEntry | undefined = this.byPool.get(poolId)?.get(ip)): number {
+    return this.rtt(poolId, ip, local);
+  }
   /** Score in [0,1]; 1 when unknown. */
   score(poolId: string, ip: string): number {
     return this.byPool.get(poolId)?.get(ip)?.score ?? 1;
@@ -140,7 +161,7 @@ export class HealthView {
    * {@link entryObjects} is unchanged): no lookup at all.
    */
   update(e: HealthEntry, healthy: boolean, score: number, lastChecked: number, rttMs: number, node: string): void {
-    const changed = e.healthy !== healthy || e.score !== score || (rttMs >= 0 && Math.abs(e.rttMs - rttMs) >= Math.max(2, e.rttMs * 0.1));
+    const changed = e.healthy !== healthy || e.score !== score || (rttMs >= 0 && rttMoved(e.rttMs, rttMs));
     e.healthy = healthy;
     e.score = score;
     e.lastChecked = lastChecked;

@@ -30,7 +30,7 @@ PARTS.push({
   name: 'rum',
   setup(core, ext) {
     let share: (msg: Omit<RumShare, 'node'>) => void = () => undefined;
-    const r = createRumRuntime({ licensed: licensedFor(core), share: (m) => share(m) });
+    const r = createRumRuntime({ licensed: licensedFor(core), share: (m) => share(m), limits: () => core.ports.sharedLimits });
     const cluster = core.ports.cluster;
     if (cluster) share = cluster.channel<RumShare>('rum', (m) => r.receive(m));
     core.ports.rum = r;

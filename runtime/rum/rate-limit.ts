@@ -1,3 +1,5 @@
+import type { LimitPolicy } from '../cluster/port.js';
+
 /** Settings of the per-source token buckets (gslb-api.md §8 "RUM per-source-IP rate"). */
 export interface BucketLimits {
   /** tokens added per second (default 2) */
@@ -13,7 +15,27 @@ export const RUM_RATE_DEFAULTS: BucketLimits = { perSecond: 2, burst: 10, maxSou
 /** The outcome of `take`: allowed, or refused with the seconds until a token is back. */
 export type TakeResult = { ok: true } | { ok: false; retryAfterS: number; full: boolean };
 
-interface Bucket { tokens: number; at: number }
+/** One source's bucket: the tokens it held at `at` (ms). */
+export interface Bucket { tokens: number; at: number }
+
+/** The tokens of `b` at `t`: refilled at `perSecond` since `b.at`, up to `burst`; a full bucket without one. */
+function refilled(b: Bucket | undefined, t: number, { perSecond, burst }: BucketLimits): number {
+  return b ? Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond) : burst;
+}
+
+/**
+ * The token bucket as a pure policy, for the limiter the nodes of a cluster share (docs/cluster.md
+ * "Shared limits"); a state untouched for burst ÷ perSecond seconds is a full bucket again.
+ */
+export function bucketPolicy(limits: BucketLimits): LimitPolicy<Bucket> {
+  return {
+    add: (b, n, t) => ({ tokens: refilled(b, t, limits) - n, at: t }),
+    room: (b, t) => refilled(b, t, limits),
+    waitMs: (b, t) => Math.max(0, ((1 - refilled(b, t, limits)) / limits.perSecond) * 1000),
+    size: limits.burst,
+    ttlMs: Math.ceil((limits.burst / limits.perSecond) * 1000),
+  };
+}
 
 /**
  * Token buckets by source address. A bucket refills at `perSecond` up to `burst`; each request
@@ -34,7 +56,7 @@ export class TokenBuckets {
     let b = this.buckets.get(source);
     if (b) {
       this.buckets.delete(source);
-      b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
+      b.tokens = refilled(b, t, this.limits);
       b.at = t;
     } else {
       if (this.buckets.size >= this.limits.maxSources && !this.evictRefilled(t)) {
@@ -58,7 +80,7 @@ export class TokenBuckets {
     const first = this.buckets.entries().next();
     if (first.done) return false;
     const [key, b] = first.value;
-    if (b.tokens + ((t - b.at) / 1000) * this.limits.perSecond < this.limits.burst) return false;
+    if (refilled(b, t, this.limits) < this.limits.burst) return false;
     this.buckets.delete(key);
     return true;
   }
@@ -68,7 +90,7 @@ export class TokenBuckets {
     const first = this.buckets.values().next();
     if (first.done) return 1;
     const b = first.value;
-    const missing = this.limits.burst - (b.tokens + ((t - b.at) / 1000) * this.limits.perSecond);
+    const missing = this.limits.burst - refilled(b, t, this.limits);
     return Math.max(1, Math.ceil(missing / this.limits.perSecond));
   }
 }

@@ -65,7 +65,7 @@ export const rumRoutes = (core: Core, r: RumRuntime) => async (app: FastifyInsta
       anyOrigin(reply);
       requireLicence(r);
       const source = req.ip;
-      const take = r.limiter.take(source);
+      const take = await r.take(source);
       if (!take.ok) {
         reply.header('retry-after', String(take.retryAfterS));
         throw new GslbError('API_RATE_LIMITED', take.full ? 'too many sources are sending beacons; retry later' : 'too many beacons from this address; retry later');

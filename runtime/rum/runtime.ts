@@ -1,5 +1,6 @@
 import { RUM_STORE_DEFAULTS, RumStore } from './store.js';
-import { RUM_RATE_DEFAULTS, TokenBuckets } from './rate-limit.js';
+import { bucketPolicy, RUM_RATE_DEFAULTS, TokenBuckets, type Bucket, type TakeResult } from './rate-limit.js';
+import type { SharedLimiter, SharedLimits } from '../cluster/port.js';
 import { subnetKey } from './subnet.js';
 
 /** A batch of samples shared with the other nodes (`svc.rum.<cluster>`). */
@@ -9,6 +10,11 @@ export interface RumShare { node: string; subnet: string; at: number; samples: {
 export interface RumRuntime {
   store: RumStore;
   limiter: TokenBuckets;
+  /**
+   * Takes one token for `source`: from the bucket the cluster shares (docs/cluster.md "Shared
+   * limits") when there is a cluster that can tell, else from this node's `limiter`.
+   */
+  take: (source: string) => TakeResult | Promise<TakeResult>;
   limits: { maxSubnets: number; ttlSeconds: number; ratePerSecond: number; burst: number };
   /** true when the licence allows RUM, else the tier the server runs */
   licensed: () => true | string;
@@ -22,12 +28,22 @@ export interface RumRuntime {
  * Builds a node's RUM state. `share` publishes a batch to the other nodes (a no-op without a
  * cluster); samples from peers go into the same store, so every node routes on what any node heard.
  */
-export function createRumRuntime(deps: { licensed: () => true | string; share: (msg: Omit<RumShare, 'node'>) => void; now?: () => number }): RumRuntime {
+export function createRumRuntime(deps: {
+  licensed: () => true | string; share: (msg: Omit<RumShare, 'node'>) => void; now?: () => number; limits?: () => SharedLimits | undefined;
+}): RumRuntime {
   const now = deps.now ?? Date.now;
   const store = new RumStore(RUM_STORE_DEFAULTS, now);
   const limiter = new TokenBuckets(RUM_RATE_DEFAULTS, now);
+  let shared: SharedLimiter<Bucket> | undefined;
+  const take = (source: string): TakeResult | Promise<TakeResult> => {
+    const limits = deps.limits?.();
+    if (!limits) return limiter.take(source);
+    shared ??= limits.limiter('rum', bucketPolicy(RUM_RATE_DEFAULTS));
+    return shared.take(source).then((a) => (a === undefined ? limiter.take(source)
+      : a.ok ? a : { ok: false, retryAfterS: Math.max(1, Math.ceil(a.waitMs / 1000)), full: false }));
+  };
   return {
-    store, limiter, licensed: deps.licensed,
+    store, limiter, take, licensed: deps.licensed,
     limits: { maxSubnets: RUM_STORE_DEFAULTS.maxSubnets, ttlSeconds: RUM_STORE_DEFAULTS.ttlMs / 1000, ratePerSecond: RUM_RATE_DEFAULTS.perSecond, burst: RUM_RATE_DEFAULTS.burst },
     record(source, samples) {
       const subnet = subnetKey(source);

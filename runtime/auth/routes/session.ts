@@ -56,7 +56,7 @@ export function authSessionRoutes(svc: AuthServices) {
     }, async (req, reply) => {
       const { email, password, totpCode } = req.body;
       const source = req.ip;
-      const wait = svc.limiter.retryAfterMs(email, source);
+      const wait = await svc.limiter.retryAfterMs(email, source);
       if (wait > 0) {
         const sec = Math.ceil(wait / 1000);
         reply.header('retry-after', String(sec));
@@ -65,17 +65,17 @@ export function authSessionRoutes(svc: AuthServices) {
       const user = svc.users.byEmail(email);
       const usable = user && user.authProvider === 'password' ? user.passwordHash : null;
       if (!(await verifyPassword(password, usable, svc.bcryptCost)) || !user) {
-        svc.limiter.fail(email, source);
+        await svc.limiter.fail(email, source);
         throw unauthorized('invalid email or password');
       }
       if (user.totpSecret) {
         if (!totpCode) throw mfa('a TOTP code is required');
         const step = matchTotp(openTotpSecret(svc, user.totpSecret), totpCode.trim());
-        if (step === undefined) { svc.limiter.fail(email, source); throw mfa('invalid TOTP code'); }
+        if (step === undefined) { await svc.limiter.fail(email, source); throw mfa('invalid TOTP code'); }
         // a code is good once: refuse it again within its step (and refuse older steps)
-        if (!svc.users.useTotpStep(user.id, step)) { svc.limiter.fail(email, source); throw mfa('this TOTP code was already used; wait for the next one'); }
+        if (!svc.users.useTotpStep(user.id, step)) { await svc.limiter.fail(email, source); throw mfa('this TOTP code was already used; wait for the next one'); }
       }
-      svc.limiter.succeed(email, source);
+      await svc.limiter.succeed(email, source);
       req.log.info({ userId: user.id }, 'signed in');
       return startSession(svc, req, reply, user);
     });

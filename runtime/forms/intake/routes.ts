@@ -5,7 +5,7 @@ import { badRequest, GslbError, notFound } from '../../errors.js';
 import type { FormRow } from '../forms/rows.js';
 import { PUBLIC_ERROR_NAMES, publicStatus } from '../public/errors.js';
 import { describePublicError } from '../public/routes/errors.js';
-import type { KeyRateLimiter } from '../public/rate-limit.js';
+import type { RequestLimiter } from '../public/rate-limit.js';
 import type { StoredFile, SubmissionFields } from '../submissions/types.js';
 import type { FileVault } from '../submissions/files.js';
 import { FieldCollector, jsonFields, urlEncodedFields } from './fields.js';
@@ -18,7 +18,7 @@ import { intakeDocs } from '../public/routes/intake-docs.js';
 export interface IntakeRouteDeps {
   intake: IntakeService;
   vault: FileVault;
-  limiter: KeyRateLimiter;
+  limiter: RequestLimiter;
   limits: () => Config['forms']['intake'];
   /** `api.publicURL`, when set: this server's public origin */
   publicURL: () => string | undefined;
@@ -130,7 +130,7 @@ export const intakeRoutes = (deps: IntakeRouteDeps) => async (root: FastifyInsta
     const gate = async (req: FastifyRequest<{ Params: { formId: string } }>, reply: FastifyReply) => {
       const st: PostState = { page: pageOrigin(req.headers.origin, req.headers.referer), json: wantsJson(req), cors: null };
       states.set(req, st);
-      const wait = deps.limiter.hit(req.ip);
+      const wait = await deps.limiter.hit(req.ip);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
         throw new GslbError('API_RATE_LIMITED', `too many submissions from this address; retry in ${wait} s`);

@@ -75,3 +75,17 @@ test('latency step orders by RTT, unmeasured keep order at the end', () => {
   assert.deepEqual(ips(l.out), ['fast', 'slow', 'u1', 'u2']);
   assert.equal(orderByLatency([cand('u')]).reason, 'NoRttData');
 });
+
+test('the rum fallback orders by the cluster-wide RTT; the latency step by this node\'s own', () => {
+  // this node measured x faster; the cluster's fastest measurement is of y
+  const x = cand('x', { rttMs: 10, clusterRttMs: 10, rumUrl: 'http://x/' });
+  const y = cand('y', { rttMs: 40, clusterRttMs: 4, rumUrl: 'http://y/', order: 1 });
+  const none = { lowest: () => undefined };
+  const picked = pickByRum([x, y], '198.51.100.7', none);
+  assert.deepEqual(ips(picked.out), ['y']);
+  assert.equal(picked.reason, 'RumFallbackProbeRtt 4ms');
+  assert.deepEqual(ips(orderByLatency([x, y]).out), ['x', 'y'], 'latency: node-to-member');
+  const peerOnly = cand('p', { rttMs: -1, clusterRttMs: 7 });
+  assert.deepEqual(ips(pickByRum([cand('u'), peerOnly], '198.51.100.7', none).out), ['p'], 'a peer\'s RTT counts where this node has none');
+  assert.deepEqual(ips(pickByRum([cand('u', { rttMs: 3 }), cand('v', { rttMs: 9 })], '198.51.100.7', none).out), ['u'], 'no cluster RTT: this node\'s');
+});

@@ -109,6 +109,7 @@ test('refreshHealth keeps a plan\'s state while reads are interrupted, and takes
   const health = {
     get version() { return version; },
     get: (): HealthEntry | undefined => undefined,
+    rttMs: () => -1,
     isHealthy: (_p: string, ip: string) => {
       if (interrupt && ip === '10.0.0.2') { version += 2; healthy = !healthy; }
       return healthy;

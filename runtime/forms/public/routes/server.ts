@@ -3,7 +3,7 @@ import { GslbError, forbidden, unauthorized } from '../../../errors.js';
 import type { FormCaller, FormScope } from '../../keys/types.js';
 import { requireFormAccess, requireScope, type FormAccess } from '../access.js';
 import type { FormKeyLookup } from '../key-lookup.js';
-import type { KeyRateLimiter } from '../rate-limit.js';
+import type { RequestLimiter } from '../rate-limit.js';
 import { registerPublicErrors } from './errors.js';
 
 declare module 'fastify' {
@@ -21,7 +21,7 @@ export const PUBLIC_PREFIX = '/public/v1';
 /** What the /public/v1 server needs: the key lookup, the rate limiter and the route plugins. */
 export interface PublicApiDeps {
   keys: FormKeyLookup;
-  limiter: KeyRateLimiter;
+  limiter: RequestLimiter;
   routes: readonly FastifyPluginAsync[];
 }
 
@@ -65,7 +65,7 @@ export const publicApi = (deps: PublicApiDeps) => async (root: FastifyInstance):
       const raw = bearerOf(req);
       const caller = raw === undefined ? undefined : deps.keys.authenticate(raw);
       if (!caller) throw unauthorized(raw === undefined ? 'API key required: send Authorization: Bearer <key>' : 'invalid API key');
-      const wait = deps.limiter.hit(caller.keyId);
+      const wait = await deps.limiter.hit(caller.keyId);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
         throw new GslbError('API_RATE_LIMITED', `too many requests for API key "${caller.keyName}"; retry in ${wait} s`);
