@@ -20,7 +20,7 @@ export interface Dispatch {
   endBatch: (t0: number) => void;
   /**
    * A lookup that may wait: races the database against the deadline, then answers without
-   * waiting and sends through `send`; an UPDATE (`p.finish`) is sent when it is done. Settles once
+   * waiting and sends through `send`; an UPDATE or a zone transfer (`p.finish`) is sent when it is done. Settles once
    * the reply is sent (TCP counts the connection busy until then).
    */
   later: (p: PendingAnswer, req: Buffer, src: string, udp: boolean, t0: number, send: (b: Buffer) => void) => Promise<void>;
@@ -72,11 +72,12 @@ export function createDispatch(answerer: Answerer, o: DispatchOptions): Dispatch
     inBatch = 0;
   };
   const later: Dispatch['later'] = (p, req, src, udp, t0, send) => {
-    // an UPDATE: no deadline (the change may be under way), the reply once it is done
+    // an UPDATE or a transfer: no deadline (the change may be under way), the reply once it is done
     const { finish: done } = p;
     if (done) {
       return p.wait.then(() => {
         const r = done();
+        if (r === undefined) return; // answered by the step itself (a zone transfer streamed its messages)
         if (r) send(r);
         finish(t0, src, r !== null);
       });

@@ -1,5 +1,5 @@
 import type { HealthEntry } from '../ports/health-view.js';
-import type { HealthRow } from './worker-protocol.js';
+import type { HealthRow } from './health-rows.js';
 
 /**
  * The health board (docs/dns.md "Workers"): the verdicts every DNS worker thread answers from, in

@@ -15,11 +15,13 @@ import { ZoneSerial } from './zone-serial.js';
 import { IndexImageWriter } from './index-image.js';
 import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
+import { TransferStep } from './step-transfer.js';
+import { takeDnsSteps } from './step-registry.js';
 import { keysWithoutScope, transferScopes } from './transfer-scope.js';
-import { indexInSlices, type ZoneIndex } from './zone-index.js';
-import { feedWorkers, startWorkers, type DnsState } from './worker-feed.js';
-import { createUpdateHandler } from './update-handler.js';
+import { indexInSlices } from './zone-index.js';
+import { WorkerFeed, startWorkers } from './worker-feed.js';
 import { createNotifier } from './notify-setup.js';
+import type { Notifier } from './notifier.js';
 import { logListening } from '../log/listening.js';
 import { Slicer, runSliced } from '../../core/apply/slicer.js';
 import type { Logger } from '../log/logger.js';
@@ -53,8 +55,41 @@ declare module '../ports/parts.js' {
 }
 
 
+/** What the DNS part keeps per core, from its setup to its start and stop. */
+interface DnsState {
+  answerer: Answerer;
+  metrics: DnsMetrics;
+  sources: MmdbSource<CityResponse | AsnResponse>[];
+  /** the Uint32 cell of the shared round-robin counter */
+  sequence: SharedArrayBuffer;
+  feed: WorkerFeed;
+}
+
 // Per core, so several daemons in one process (tests) do not share state.
 const states = new WeakMap<Core, DnsState>();
+
+/**
+ * The main thread's index being built in slices after a one-turn apply of a large state, and
+ * what is told once it is installed (the NOTIFY sender, the DNS workers).
+ */
+class SlicedBuild {
+  /** the build under way; undefined when none is */
+  current: Promise<void> | undefined = undefined;
+
+  constructor(
+    private readonly a: Answerer, private readonly core: Core, private readonly serial: ZoneSerial,
+    private readonly feed: WorkerFeed, private readonly notifier: Notifier | undefined, private readonly log: Logger,
+  ) {}
+
+  /** Starts a build unless one is under way (it builds again while the state moved on meanwhile). */
+  start(): void {
+    const a = this.a;
+    this.current ??= buildIndexInSlices(a, this.core, () => this.serial.current, this.log)
+      .then(() => { this.notifier?.indexInstalled(a.index()); return this.feed.publishSliced(a.index(), new Slicer(10)); })
+      .catch((err: unknown) => { this.log.error({ err }, 'dns index image failed'); })
+      .finally(() => { this.current = undefined; this.feed.indexInstalled(); });
+  }
+}
 
 /**
  * Builds the index of the current snapshot in slices and installs it, again while the state
@@ -104,6 +139,13 @@ PARTS.push({
     const dnssec = cfg.dns.dnssec.enabled ? createDnssec(cfg.dns.dnssec, log) : undefined;
     // one rotation counter for every answering thread (the workers get the same buffer)
     const sequence = new Uint32Array(new SharedArrayBuffer(4));
+    const metrics = new DnsMetrics();
+    metrics.register(core.metrics);
+    const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
+      config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
+    }) : undefined;
+    // keys that used to transfer the whole zone and now transfer nothing (docs/dns.md "Who gets which records")
+    if (transfer) for (const key of keysWithoutScope(cfg.dns)) log.warn({ key }, 'dns transfers signed with this TSIG key are refused: it has no tenant and no grant (set tenant: system for a secondary)');
     const a: Answerer = new Answerer({
       sequence,
       config: cfg, health: core.health, snapshot: () => core.holder.current, serial: () => serial.current,
@@ -112,23 +154,17 @@ PARTS.push({
       rand: Math.random,
       tsigKeys,
       ...(dnssec ? { dnssec } : {}),
-      ...(cfg.dns.update.enabled ? { update: createUpdateHandler(core, (): ZoneIndex => a.index(), log) } : {}),
+      // the features' steps (the TXT feature's UPDATE), asked first
+      steps: takeDnsSteps(core, { servesZone: (z) => a.index().zones.has(z) }),
+      ...(transfer ? { transfer: new TransferStep(transfer, log) } : {}),
       versionTxt: () => core.holder.provenance.rdata,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
         : log.warn({ serviceId: row.id, tenantId: row.tenantId, domain: row.domain, reason }, 'service name not served')),
     });
-    core.ports.setRumSource = (src: RumSource) => { rum = src; src.onSample = (...a) => state.rumFeed?.(...a); };
-    const metrics = new DnsMetrics();
-    metrics.register(core.metrics);
-    const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
-      config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
-    }) : undefined;
-    // keys that used to transfer the whole zone and now transfer nothing (docs/dns.md "Who gets which records")
-    if (transfer) for (const key of keysWithoutScope(cfg.dns)) log.warn({ key }, 'dns transfers signed with this TSIG key are refused: it has no tenant and no grant (set tenant: system for a secondary)');
-    const state: DnsState = { answerer: a, metrics, sources, transfer, serial, sequence: sequence.buffer as SharedArrayBuffer, workers: undefined, images: new IndexImageWriter() };
-    states.set(core, state);
-    feedWorkers(core, state);
+    const feed = new WorkerFeed(core, a, new IndexImageWriter());
+    core.ports.setRumSource = (src: RumSource) => { rum = src; src.onSample = (key, ip, ms, at) => { feed.rum(key, ip, ms, at); }; };
+    states.set(core, { answerer: a, metrics, sources, sequence: sequence.buffer as SharedArrayBuffer, feed });
     core.ports.dnsSerial = () => serial.current;
     core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
@@ -138,18 +174,16 @@ PARTS.push({
     notifier?.seed(a.index());
     if (notifier) core.closers.push(() => { notifier.close(); });
     for (const src of sources) src.onLoad = () => { a.index(); };
+    const sliced = new SlicedBuild(a, core, serial, feed, notifier, log);
     // After a one-turn apply (a REST write) of a large state, the next index is built in slices
     // while the previous one answers; the API's wait for a write (applySettled) includes it.
     // Each index installed is told to the DNS workers as a change of the index image (worker-feed.ts).
     core.closers.push(core.bus.on('plan_applied', () => {
       if (a.indexCurrent()) { notifier?.indexInstalled(a.index()); return; }
       if (indexInSlices(core.holder.current)) {
-        state.indexBuild ??= buildIndexInSlices(a, core, () => serial.current, log)
-          .then(() => { notifier?.indexInstalled(a.index()); return state.publishSliced?.(a.index(), new Slicer(10)); })
-          .catch((err: unknown) => { log.error({ err }, 'dns index image failed'); })
-          .finally(() => { state.indexBuild = undefined; state.onIndexInstalled?.(); });
+        sliced.start();
       } else {
-        state.publish?.(a.index());
+        feed.publish(a.index());
         notifier?.indexInstalled(a.index());
       }
     }));
@@ -159,33 +193,42 @@ PARTS.push({
     core.closers.push(core.applyHooks.add({
       prepare: async (plan, next, _prev, slicer) => {
         const ix = await runSliced(a.indexSteps(next, serial.after(plan)), slicer);
-        const image = await state.stageImage?.(ix, slicer);
+        const image = await feed.stageImage(ix, slicer);
         return () => { a.adoptIndex(ix); image?.(); };
       },
     }));
+    // the API's wait for a write: the index built in slices (after a one-turn apply of a large
+    // state) and its image taken by every worker
+    core.ports.applySettled = () => {
+      const build = sliced.current;
+      return build ? build.then(() => feed.workers?.settled()) : feed.workers?.settled();
+    };
+    core.ports.dnsWorkerQueries = () => metrics.perWorker();
+    core.ports.dnsAnswerTotals = () => metrics.answerTotals();
+    core.ports.dnsWorkersRunning = () => feed.workers?.running ?? 0;
     const deadline = parseDuration(cfg.dns.lookupDeadline) ?? 200;
     ext.apiPlugins.push(async (app) => { await app.register(simulateRoutes(a, deadline)); });
   },
   async start(core) {
     const cfg = core.config;
     const state = states.get(core)!;
-    const { answerer, metrics, sources } = state;
+    const { answerer, metrics, sources, feed } = state;
     for (const s of sources) await s.start();
     const server = await startDnsServer(answerer, {
       listenAddr: cfg.dns.listenAddr, port: cfg.dns.port, deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200,
-      queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics, transfer: () => state.transfer,
+      queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics,
       maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000,
       tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 0, udpCoalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
     });
-    if (cfg.dns.workers > 0) await startWorkers(core, state, server);
+    if (cfg.dns.workers > 0) await startWorkers(core, feed, answerer, metrics, state.sequence, server);
     core.ports.dnsPort = server.port;
     core.ports.dnsUdpPath = server.udpPath;
     // UDP and TCP share the port (server.ts); one line per socket, like every other listener
     for (const proto of ['udp', 'tcp']) logListening(core.log, `dns ${proto}`, cfg.dns.listenAddr, server.port);
     return async () => {
-      const w = state.workers;
-      state.workers = undefined;
-      state.board = undefined;
+      const w = feed.workers;
+      feed.workers = undefined;
+      feed.board = undefined;
       await w?.close();
       for (const s of sources) s.close();
       await server.close();

@@ -4,7 +4,7 @@ import type { Answerer } from './answer.js';
 import { batchSupport } from './batch-socket.js';
 import { createDispatch } from './dispatch.js';
 import type { DnsMetrics } from './metrics.js';
-import { tcpMessageHandler, type TransferHandler } from './tcp-dispatch.js';
+import { tcpMessageHandler } from './tcp-dispatch.js';
 import { TCP_DEFAULTS, type TcpLimits } from './tcp-table.js';
 import { createTcpTransport } from './tcp-transport.js';
 import { batchedUdp } from './udp-batched.js';
@@ -27,8 +27,6 @@ export interface DnsServerOptions {
   maxQueryAgeMs?: number;
   /** TCP limits (idle timeout, message deadline, total and per-source caps); TCP_DEFAULTS for those left out */
   tcp?: Partial<TcpLimits>;
-  /** the zone-transfer handler, when a transfer part installed one (read per query) */
-  transfer?: () => TransferHandler | undefined;
   /**
    * UDP through the batching addon (native/udp-batch) when it loads (default true); false, or
    * GSLBD_DNS_UDP_BATCH=0, keeps Node's dgram socket.
@@ -83,7 +81,7 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   const makeUdp = () => (udpPath === 'batched' ? batchedUdp(d, o.listenAddr, batchOpts) : dgramUdp(d, o.listenAddr));
   let udp = makeUdp();
 
-  const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tcp, onMessage: tcpMessageHandler(d, o.transfer) });
+  const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tcp, onMessage: tcpMessageHandler(d) });
   const tcp = transport.server;
   tcp.on('error', (err) => o.log.error({ err }, 'dns tcp server error'));
   const listenTcp = (port: number) => new Promise<void>((resolve, reject) => {

@@ -1,26 +1,39 @@
-import type { Core } from '../app.js';
+import type { Config } from '../config/types.js';
+import type { Ports } from '../ports/parts.js';
+import type { Db } from '../store/db.js';
 import type { Logger } from '../log/logger.js';
 import { toFqdn } from '../tenancy/names.js';
-import { applyDnsUpdate, UPDATE_RCODE } from '../txt/port.js';
-import type { AnswerDeps, UpdateSigner } from './answer.js';
+import type { DeferredWork, UpdateSigner } from './step.js';
 import { ReplayGuard } from './tsig-replay.js';
 import { ClusterReplayStore, SqliteReplayStore, type ReplayStore } from './tsig-replay-store.js';
 import { DEFAULT_FUDGE } from './tsig.js';
-import { parseUpdate } from './update-message.js';
-import type { ZoneIndex } from './zone-index.js';
+import { parseUpdate, type UpdateRr } from './update-message.js';
+import { RCODE } from './wire-reply.js';
+
+/** A grant of `dns.update.grants`: what a TSIG key may change. */
+export type UpdateGrant = { key: string; tenant: string; suffixes: readonly string[] };
+
+/**
+ * Carries out a parsed UPDATE that passed the replay check (the TXT feature's, runtime/txt):
+ * `grant` is the signing key's (undefined when unsigned or not granted), `isZone` tells a served
+ * zone. Returns the rcode, and for the log why it was refused and which names changed.
+ */
+export type UpdateApply = (grant: UpdateGrant | undefined, isZone: (name: string) => boolean, msg: { zone: string; prereqs: readonly UpdateRr[]; updates: readonly UpdateRr[] }) => { rcode: number; reason?: string; names?: string[] };
 
 /** Why a signed UPDATE is refused before it is looked at, or undefined when it may go on. */
 type ReplayVerdict = { rcode: number; reason: string } | undefined;
 
 /**
- * RFC 2136 UPDATE of TXT records (docs/dns.md "Dynamic updates"): the grant of the key that
+ * RFC 2136 UPDATE (docs/dns.md "Dynamic updates"), for the step a feature adds to the answer chain
+ * (the TXT feature's, runtime/txt/dns-step.ts), which defers the reply to it: the grant of the key that
  * signed the message decides the tenant; a signature seen before (in this process, in the
  * database, or on any node of the cluster), or older than the key's last accepted one on this
  * node, is a replay and refused (RFC 8945 §5.2.3); every message is logged with its outcome.
  * The replay store is the cluster's KV when `state.nats.servers` is set, else SQLite
- * (tsig-replay-store.ts); while the cluster cannot be asked, signed UPDATEs get SERVFAIL.
+ * (tsig-replay-store.ts); while the cluster cannot be asked, signed UPDATEs get SERVFAIL. `apply`
+ * carries out a message that passed; `isZone` tells a served zone.
  */
-export function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Logger): NonNullable<AnswerDeps['update']> {
+export function createUpdateHandler(core: { config: Config; db: Db; ports: Ports }, isZone: (name: string) => boolean, log: Logger, apply: UpdateApply): DeferredWork {
   const grants = new Map(core.config.dns.update.grants.map((g) => [toFqdn(g.key), g]));
   const guard = new ReplayGuard();
   const sqlite = new SqliteReplayStore(core.db);
@@ -36,17 +49,17 @@ export function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Log
     const now = Math.floor(Date.now() / 1000);
     // A signature may stay valid for Fudge seconds either side of Time Signed; the stores keep a
     // MAC for at most twice DEFAULT_FUDGE, so a longer fudge could outlive its record.
-    if (signed.fudge > DEFAULT_FUDGE) return { rcode: UPDATE_RCODE.REFUSED, reason: `a TSIG fudge above ${DEFAULT_FUDGE} s` };
-    if (!guard.fresh(signed.key, signed.timeSigned, signed.mac, now)) return { rcode: UPDATE_RCODE.REFUSED, reason: 'a replayed or older signature' };
+    if (signed.fudge > DEFAULT_FUDGE) return { rcode: RCODE.REFUSED, reason: `a TSIG fudge above ${DEFAULT_FUDGE} s` };
+    if (!guard.fresh(signed.key, signed.timeSigned, signed.mac, now)) return { rcode: RCODE.REFUSED, reason: 'a replayed or older signature' };
     const s = store();
     try {
       if (!s) throw new Error('the cluster part is not set up');
       // the store decides (atomically, across restarts and nodes); only then is the signature
       // this node's newest, so a refused replay moves nothing
-      if (!(await s.claim(signed.key, signed.mac, signed.timeSigned + signed.fudge, now))) return { rcode: UPDATE_RCODE.REFUSED, reason: 'a replayed signature (seen before a restart or by another node)' };
+      if (!(await s.claim(signed.key, signed.mac, signed.timeSigned + signed.fudge, now))) return { rcode: RCODE.REFUSED, reason: 'a replayed signature (seen before a restart or by another node)' };
     } catch (err) {
       log.warn({ err, key: signed.key, zone }, 'dns update refused: the replay cache cannot be asked');
-      return { rcode: UPDATE_RCODE.SERVFAIL, reason: 'the replay cache cannot be asked' };
+      return { rcode: RCODE.SERVFAIL, reason: 'the replay cache cannot be asked' };
     }
     guard.accepted(signed.key, signed.timeSigned, signed.mac);
     return undefined;
@@ -64,12 +77,12 @@ export function createUpdateHandler(core: Core, index: () => ZoneIndex, log: Log
       }
     }
     try {
-      const out = applyDnsUpdate(core, key === undefined ? undefined : grants.get(toFqdn(key)), (z) => index().zones.has(z), msg);
+      const out = apply(key === undefined ? undefined : grants.get(toFqdn(key)), isZone, msg);
       log.info({ key, zone: msg.zone, rcode: out.rcode, ...(out.reason ? { reason: out.reason } : {}), ...(out.names ? { names: out.names } : {}) }, 'dns update');
       return out.rcode;
     } catch (err) {
       log.error({ err, key, zone: msg.zone }, 'dns update failed');
-      return UPDATE_RCODE.SERVFAIL;
+      return RCODE.SERVFAIL;
     }
   };
 }

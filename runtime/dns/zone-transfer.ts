@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { DnsMetrics } from './metrics.js';
-import type { TransferHandler } from './tcp-dispatch.js';
+import type { TransferHandler } from './step-transfer.js';
 import { TsigStreamSigner, appendTsig, verifyRequest, type TsigKeyring } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
 import { nameToWire } from './wire-reply.js';

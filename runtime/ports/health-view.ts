@@ -63,11 +63,8 @@ export class HealthView {
   private readonly changed = new Map<string, [string, string]>();
   policy: HealthPolicy = localPolicy;
   rtt: RttPolicy = localRtt;
-  /**
-   * Told after every change of `version` (the DNS part sends the changed verdicts to its worker
-   * threads, coalesced per event-loop turn). Must not throw.
-   */
-  onChange: (() => void) | undefined;
+  /** told after every change of `version`, in the order they subscribed ({@link subscribe}) */
+  private listeners: readonly { listener: () => void }[] = [];
 
   /**
    * Increases on every change an answer may depend on. Setting it (the cluster part, when peers'
@@ -77,13 +74,30 @@ export class HealthView {
   set version(n: number) {
     this.changedAll = true;
     this.v = n;
-    this.onChange?.();
+    this.tell();
+  }
+
+  /**
+   * Calls `listener` after every change of `version` (the DNS part sends the changed verdicts to
+   * its worker threads, coalesced per event-loop turn), until the function returned is called. Any
+   * number may listen; a listener must not throw (a probe's write is on the caller's stack).
+   */
+  subscribe(listener: () => void): () => void {
+    const own = { listener };
+    this.listeners = [...this.listeners, own];
+    return () => { this.listeners = this.listeners.filter((l) => l !== own); };
+  }
+
+  /** Tells every listener; the list is replaced, never changed in place, so one may unsubscribe meanwhile. */
+  private tell(): void {
+    const ls = this.listeners;
+    for (let i = 0; i < ls.length; i++) ls[i]!.listener();
   }
 
   private bump(poolId: string, ip: string): void {
     if (this.tracking && !this.changedAll) this.changed.set(`${poolId}\u0000${ip}`, [poolId, ip]);
     this.v++;
-    this.onChange?.();
+    this.tell();
   }
 
   /** A change of one endpoint's verdict from outside its entry (a peer's report in a cluster). */

@@ -51,7 +51,7 @@ test('change tracking: a whole pool removed or the version set from outside is e
 test('every change tells onChange and moves version', () => {
   const v = new HealthView();
   let told = 0;
-  v.onChange = () => { told++; };
+  v.subscribe(() => { told++; });
   const before = v.version;
   v.set('p', '10.0.0.1', entry(true));
   v.touch('p', '10.0.0.1');
