@@ -4,7 +4,8 @@ import { childrenOf, rowsOf, type Snapshot } from '../../core/snapshot/snapshot.
 import { planService, planStatic, poolParts, type GeoDeps, type PoolParts, type ServicePlan } from './service-plan.js';
 import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
-import { txtRdata, type TxtRecordRow } from '../txt/port.js';
+import { txtRdata } from '../net/character-strings.js';
+import type { TxtRecordRow } from '../ports/txt-records.js';
 
 /** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
 export interface Zone {

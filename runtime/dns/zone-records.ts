@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from '../config/types.js';
 import type { ServiceRow } from '../../core/model/types.js';
 import { rowsOf } from '../../core/snapshot/snapshot.js';
-import type { TxtRecordRow } from '../txt/port.js';
+import type { TxtRecordRow } from '../ports/txt-records.js';
 import { TYPE } from './wire-reply.js';
 import type { Zone, ZoneIndex } from './zone-index.js';
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { featureOf, importGraph, reachable, roleOf, type Edge } from './import-graph.js';
+import { featureCrossings, fileCycles, kernelLeaks, kitLeaks, layerOf, libraryLeaks, unitCycles, unitOf } from './layers.js';
 
 // The rules of docs/architecture.md "Folders and import directions", checked on the real tree.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -63,4 +64,52 @@ test('the checks above fail on a violating edge', () => {
     ['runtime/x.ts', [{ from: 'runtime/x.ts', to: 'fastify', typeOnly: false }]],
   ]);
   assert.deepEqual(reachable(g, 'runtime/dns/answer.ts').get('fastify'), ['runtime/dns/answer.ts', 'runtime/x.ts', 'fastify']);
+});
+
+// The layers (tests/unit/architecture/layers.ts, docs/architecture.md "Folders and import directions").
+const all = importGraph(ROOT, ['core', 'gitops', 'cli', 'runtime']);
+
+test('no import cycle between files (type-only imports count), and none between folders once the roots are left out', () => {
+  assert.deepEqual(fileCycles(all), []);
+  assert.deepEqual(unitCycles(all), []);
+});
+
+test('the kernel (core/) imports only itself and shared libraries; shared libraries import no feature', () => {
+  assert.equal(show(kernelLeaks(all)), '');
+  assert.equal(show(libraryLeaks(all)), '');
+  assert.equal(show(kitLeaks(all)), '');
+});
+
+test("a feature imports another feature only through that feature's port.ts, and no composition root", () => {
+  assert.equal(show(featureCrossings(all)), '');
+});
+
+test('each layer rule fails on a synthetic graph that breaks it', () => {
+  const g = (...pairs: [string, string][]) => {
+    const m = new Map<string, Edge[]>();
+    for (const [a, b] of pairs) {
+      if (!m.has(a)) m.set(a, []);
+      if (!m.has(b)) m.set(b, []);
+      m.get(a)!.push({ from: a, to: b, typeOnly: true });
+    }
+    return m;
+  };
+  assert.deepEqual(fileCycles(g(['runtime/dns/a.ts', 'runtime/dns/b.ts'], ['runtime/dns/b.ts', 'runtime/dns/a.ts'])), [['runtime/dns/a.ts', 'runtime/dns/b.ts']]);
+  assert.deepEqual(fileCycles(g(['runtime/dns/a.ts', 'runtime/dns/b.ts'])), []);
+  assert.deepEqual(unitCycles(g(['runtime/dns/a.ts', 'runtime/txt/port.ts'], ['runtime/txt/b.ts', 'runtime/dns/port.ts'])), [['runtime/dns', 'runtime/txt']]);
+  assert.deepEqual(unitCycles(g(['runtime/parts-all.ts', 'runtime/dns/part.ts'], ['runtime/dns/part.ts', 'runtime/app.ts'])), [], 'roots are left out');
+  assert.equal(kernelLeaks(g(['core/apply/apply.ts', 'runtime/txt/record.ts'])).length, 1);
+  assert.equal(kernelLeaks(g(['core/apply/apply.ts', 'runtime/errors.ts'])).length, 0);
+  assert.equal(libraryLeaks(g(['runtime/config/load.ts', 'runtime/dns/tsig.ts'])).length, 1);
+  assert.equal(libraryLeaks(g(['runtime/config/load.ts', 'core/model/types.ts'])).length, 0);
+  assert.equal(kitLeaks(g(['runtime/app.ts', 'runtime/health/scheduler.ts'])).length, 1);
+  assert.equal(kitLeaks(g(['runtime/app.ts', 'runtime/ports/health-view.ts'])).length, 0);
+  assert.equal(featureCrossings(g(['runtime/dns/zone-index.ts', 'runtime/txt/record.ts'])).length, 1);
+  assert.equal(featureCrossings(g(['runtime/dns/zone-index.ts', 'runtime/txt/port.ts'])).length, 0);
+  assert.equal(featureCrossings(g(['gitops/replay/replay.ts', 'runtime/dns/answer.ts'])).length, 1);
+  assert.equal(featureCrossings(g(['runtime/dns/part.ts', 'runtime/parts-all.ts'])).length, 1);
+  assert.equal(featureCrossings(g(['runtime/dns/answer.ts', 'runtime/dns/zone-index.ts'])).length, 0);
+  assert.equal(layerOf('gitops/offload/worker-main.ts'), 'root');
+  assert.equal(layerOf('runtime/ports/mail.ts'), 'kit');
+  assert.equal(unitOf('gitops/canary/gate.ts'), 'gitops');
 });
