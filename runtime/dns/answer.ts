@@ -4,7 +4,7 @@ import type { Candidate, RumSource, Rng, StepTrace } from '../balancer/types.js'
 import { answerChain } from './answer-chain.js';
 import type { DnssecResponder } from './dnssec-answer.js';
 import type { AnswerHealth, GeoDeps } from './service-plan.js';
-import { QueryScope, type DnsStep, type PendingAnswer, type StreamReply } from './step.js';
+import { QUERY_KIND, QueryScope, type DnsStep, type PendingAnswer, type StreamReply } from './step.js';
 import { signResponse, tsigErrorRecord, tsigRecordSize, verifyRequest, type FailedRequest, type TsigKeyring } from './tsig.js';
 import { DecodeStatus, decodeQuery, ecsAddressText } from './wire-query.js';
 import { RCODE } from './wire-reply.js';
@@ -72,6 +72,8 @@ export class Answerer {
   private readonly x: QueryScope;
   /** the answer chain: built once, asked in order */
   readonly steps: readonly DnsStep[];
+  /** each step's QUERY_KIND bits, in chain order (read per query: a typed array, not the steps' own fields) */
+  private readonly kinds: Uint8Array;
   private readonly payloadSize: number;
   private readonly keys: TsigKeyring;
   private readonly now: () => number;
@@ -93,6 +95,7 @@ export class Answerer {
       names: names ? () => names : () => this.index(),
       health: deps.health, geo: deps.geo, rum: deps.rum, rand: deps.rand, sequence: this.seq,
     });
+    this.kinds = Uint8Array.from(this.steps, (s) => s.kinds ?? QUERY_KIND.All);
   }
 
   /** response code of the last reply; -1 when the packet was dropped */
@@ -197,7 +200,8 @@ export class Answerer {
    * query (RFC 8945) is verified first: one that fails gets a NOTAUTH reply with the TSIG error
    * (BADKEY for a key this server does not have, §5.2.1) or FORMERR; one that verifies is
    * answered as usual and its reply signed. Unsigned queries never reach the TSIG code. Then the
-   * steps of the chain are asked in order (a fixed array: nothing is allocated to walk it).
+   * steps of the chain that may answer this kind of query are asked in order (a fixed array:
+   * nothing is allocated to walk it).
    */
   private answer(req: Buffer, src: string, udp: boolean, mayWait: boolean, trace: StepTrace[] | undefined, stream: StreamReply | undefined): true | PendingAnswer | null {
     const x = this.x;
@@ -216,8 +220,10 @@ export class Answerer {
       x.limit = limit;
     }
     const steps = this.steps;
+    const kinds = this.kinds;
+    const kind = x.kind();
     let r: true | PendingAnswer | undefined;
-    for (let i = 0; i < steps.length && r === undefined; i++) r = steps[i]!.answer(x);
+    for (let i = 0; i < steps.length && r === undefined; i++) if ((kinds[i]! & kind) !== 0) r = steps[i]!.answer(x);
     // the service step answers every query that reaches it: this is a chain without one
     if (r === undefined) r = x.reply(RCODE.REFUSED);
     if (r === true && x.signer) x.w.appendAdditional(signResponse(x.w.sealed(), x.signer, Math.floor(this.now() / 1000)));

@@ -1,4 +1,4 @@
-import { PASS, type DnsStep, type QueryScope, type StepResult } from './step.js';
+import { PASS, QUERY_KIND, type DnsStep, type QueryScope, type StepResult } from './step.js';
 import { RCODE, TYPE } from './wire-reply.js';
 
 /** CHAOS class (RFC 1035 §3.2.4). */
@@ -11,6 +11,7 @@ const CLASS_CH = 3;
  */
 export class ChaosStep implements DnsStep {
   readonly name = 'chaos';
+  readonly kinds = QUERY_KIND.OtherClass;
   /** lower-case, fully qualified `dns.versionName` */
   private readonly versionName: string;
 

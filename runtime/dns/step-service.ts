@@ -3,7 +3,7 @@ import type { RumSource, Rng, SelectContext, StepTrace } from '../balancer/types
 import { asnOfIp, locateIp } from '../geo/lookup.js';
 import { typesAt, type DnssecResponder } from './dnssec-answer.js';
 import { refreshHealth, type AnswerHealth, type GeoDeps, type ServicePlan } from './service-plan.js';
-import type { DnsStep, QueryScope, StepResult } from './step.js';
+import { QUERY_KIND, type DnsStep, type QueryScope, type StepResult } from './step.js';
 import { ecsAddressText } from './wire-query.js';
 import { RCODE, TYPE } from './wire-reply.js';
 import type { NameMatch, Zone } from './zone-index.js';
@@ -26,6 +26,7 @@ export interface ServiceStepDeps {
  */
 export class ServiceStep implements DnsStep {
   readonly name = 'service';
+  readonly kinds = QUERY_KIND.Lookup;
   private readonly ctx: SelectContext;
   /** what selections reuse, so one allocates nothing (`lastAnswers` may be its list) */
   private readonly scratch = new SelectScratch();

@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import { PASS, type DeferredWork, type DnsStep, type QueryScope, type StepResult, type StreamReply } from './step.js';
+import { PASS, QUERY_KIND, type DeferredWork, type DnsStep, type QueryScope, type StepResult, type StreamReply } from './step.js';
 import { RCODE, TYPE } from './wire-reply.js';
 
 /** How a zone transfer writes its messages to the TCP connection. */
@@ -27,6 +27,7 @@ const frame = (b: Buffer) => { const h = Buffer.allocUnsafe(2); h.writeUInt16BE(
  */
 export class TransferStep implements DnsStep {
   readonly name = 'transfer';
+  readonly kinds = QUERY_KIND.Transfer;
 
   constructor(private readonly handler: TransferHandler, private readonly log: Logger) {}
 

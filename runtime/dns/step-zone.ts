@@ -1,5 +1,5 @@
 import type { DnssecResponder } from './dnssec-answer.js';
-import { PASS, type DnsStep, type QueryScope, type StepResult } from './step.js';
+import { PASS, QUERY_KIND, type DnsStep, type QueryScope, type StepResult } from './step.js';
 import { RCODE } from './wire-reply.js';
 import { lookupName, type NameIndex } from './zone-index.js';
 
@@ -11,6 +11,7 @@ import { lookupName, type NameIndex } from './zone-index.js';
  */
 export class ZoneStep implements DnsStep {
   readonly name = 'zone';
+  readonly kinds = QUERY_KIND.Lookup;
 
   /** `names`: the index lookups read now (the main thread's zone index, or a worker's image view) */
   constructor(private readonly names: () => NameIndex, private readonly dnssec: DnssecResponder | undefined) {}

@@ -3,7 +3,7 @@ import type { Candidate } from '../balancer/types.js';
 import type { DnssecResponder } from './dnssec-answer.js';
 import { signResponse, type VerifiedRequest } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
-import { RCODE, ReplyWriter } from './wire-reply.js';
+import { RCODE, ReplyWriter, TYPE } from './wire-reply.js';
 import { NameMatch, type Zone } from './zone-index.js';
 
 /**
@@ -16,8 +16,21 @@ import { NameMatch, type Zone } from './zone-index.js';
 export interface DnsStep {
   /** what the step answers, for docs and traces (`update`, `chaos`, `service`…) */
   readonly name: string;
+  /**
+   * The kinds of query the step may answer (QUERY_KIND bits; absent: every kind): the chain skips
+   * the step for the others without calling it, so a step that only turns away malformed or
+   * non-IN queries costs an ordinary lookup nothing. Must cover every query the step answers.
+   */
+  readonly kinds?: number;
   answer(x: QueryScope): StepResult;
 }
+
+/**
+ * What a query is, decided once before the chain is walked: malformed (the decoder's status is not
+ * Ok: an UPDATE, another opcode, FORMERR, BADVERS), of a class other than IN, a zone transfer
+ * (AXFR or IXFR) — both bits may be set — or an ordinary lookup (class IN, any other type).
+ */
+export const QUERY_KIND = { Malformed: 1, OtherClass: 2, Transfer: 4, Lookup: 8, All: 15 } as const;
 
 /** The step leaves the query to the next one. */
 export const PASS = undefined;
@@ -104,6 +117,14 @@ export class QueryScope {
     this.zone = undefined;
     this.sig = undefined;
     this.lastAnswers = NO_ANSWERS;
+  }
+
+  /** The QUERY_KIND bits of the decoded query (status and question read). */
+  kind(): number {
+    if (this.status !== DecodeStatus.Ok) return QUERY_KIND.Malformed;
+    const q = this.q;
+    const k = (q.qclass !== 1 ? QUERY_KIND.OtherClass : 0) | (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR ? QUERY_KIND.Transfer : 0);
+    return k === 0 ? QUERY_KIND.Lookup : k;
   }
 
   /** True for an RFC 2136 UPDATE (opcode 5, which the decoder leaves NOTIMP for a step to take). */

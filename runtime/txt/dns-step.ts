@@ -1,4 +1,4 @@
-import { PASS, type DeferredWork, type DnsStep, type QueryScope, type StepResult } from '../dns/port.js';
+import { PASS, QUERY_KIND, type DeferredWork, type DnsStep, type QueryScope, type StepResult } from '../dns/port.js';
 
 /**
  * The TXT feature's step of the DNS answer chain (docs/dns.md "The answer chain", "Dynamic
@@ -7,6 +7,7 @@ import { PASS, type DeferredWork, type DnsStep, type QueryScope, type StepResult
  */
 export class DnsUpdateStep implements DnsStep {
   readonly name = 'update';
+  readonly kinds = QUERY_KIND.Malformed;
 
   constructor(private readonly update: DeferredWork) {}
 
