@@ -5,8 +5,10 @@ import { HEALTH_READ_MAX_WAIT_MS, refreshHealth, type MemberBase, type ServicePl
 /**
  * A reader of the health board in its own thread, for tests/unit/dns/health-board.test.ts: it
  * refreshes one plan of `members` addresses of pool `p` in a loop until told `stop` (or for at
- * most 10 s), and reports how many refreshes it committed with every member healthy, with none,
- * and mixed (a torn read), and how many it took after waiting HEALTH_READ_MAX_WAIT_MS for an uninterrupted read.
+ * most 120 s), and reports how many refreshes it committed with every member healthy, with none,
+ * and mixed (a torn read), and how many it took after waiting HEALTH_READ_MAX_WAIT_MS for an uninterrupted read
+ * (`forced`: such a read may mix two batches by design, so it is counted apart and not classified).
+ * It posts `busy` once it has committed 20 refreshes while the board was being written.
  */
 const { board, members } = workerData as { board: HealthBoardBuffers; members: number };
 const health = new HealthBoardReader(board);
@@ -17,7 +19,7 @@ const plan = { poolId: 'p', members: base, healthVersion: -1, healthWaitSince: -
 let stop = false;
 parentPort!.on('message', () => { stop = true; });
 const counts = { all: 0, none: 0, mixed: 0, refreshes: 0, forced: 0 };
-const until = Date.now() + 10_000;
+const until = Date.now() + 120_000;
 // the first read is taken whatever happens meanwhile: it is done before the writes begin
 refreshHealth(plan, health);
 parentPort!.postMessage('ready');
@@ -28,7 +30,8 @@ const loop = () => {
     refreshHealth(plan, health);
     if (plan.healthVersion === before) continue;
     counts.refreshes++;
-    if (waited >= HEALTH_READ_MAX_WAIT_MS) counts.forced++;
+    if (counts.refreshes === 20) parentPort!.postMessage('busy');
+    if (waited >= HEALTH_READ_MAX_WAIT_MS) { counts.forced++; continue; }
     const n = plan.v4.healthy.length;
     if (n === members) counts.all++;
     else if (n === 0) counts.none++;
