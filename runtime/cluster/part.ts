@@ -17,6 +17,7 @@ import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { kvClaim, type ClusterClaim } from './kv-claim.js';
 import { sharedLimits } from './shared-limits.js';
+import { kvUniqueNames, releaseHook } from './unique-names.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -105,6 +106,10 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     lease = startGitLease({ link, names, ttlMs, log, metrics });
     const flush = () => void config?.flush();
     canary = core.ports.configSyncExtension?.(core, { link, names, ledger, live, lease, metrics, log, heartbeatMs: intervalMs, applyTimeoutMs, flush });
+    // unique names matter where rows are shared (docs/cluster.md "Unique names")
+    const unique = kvUniqueNames(link, names, metrics);
+    core.ports.uniqueNames = unique;
+    core.closers.push(core.applyHooks.add(releaseHook(unique)));
     const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs });
     config = sync;
     state.config = () => ({ enabled: true, ...sync.status() });
