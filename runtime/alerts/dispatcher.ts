@@ -61,6 +61,8 @@ export class AlertDispatcher {
   private readonly warnEvery: number;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  /** events queued with a `done` callback: how many target lanes still hold each */
+  private readonly pendingDone = new Map<AlertEvent, { left: number; done: () => void }>();
 
   constructor(private readonly opts: DispatcherOptions) {
     // every delivery in flight listens on these (one per target and lane; alert-target rows make many)
@@ -69,9 +71,15 @@ export class AlertDispatcher {
     this.warnEvery = opts.dropWarnIntervalMs ?? 5000;
   }
 
-  /** Queues `ev` for every target that accepts it. Never blocks and never throws. */
-  enqueue(ev: AlertEvent): void {
+  /**
+   * Queues `ev` for every target that accepts it. Never blocks and never throws. `done` runs once
+   * every target it was queued for delivered it, gave up or dropped it (at once when none took it);
+   * never for events still queued or in flight at `close` (the persisted queue keeps those).
+   */
+  enqueue(ev: AlertEvent, done?: () => void): void {
     if (this.closed) return;
+    const track = done ? { left: 0, done } : undefined;
+    if (track) this.pendingDone.set(ev, track);
     const more = this.opts.moreTargets?.() ?? [];
     [...this.opts.targets, ...more].forEach((target, i) => {
       let lane: string;
@@ -88,8 +96,18 @@ export class AlertDispatcher {
         return;
       }
       w.queue.push(ev);
+      if (track) track.left++;
       if (!w.running) void this.run(w);
     });
+    if (track && track.left === 0) { track.left = 1; this.settle(ev); }
+  }
+
+  /** One lane is done with `ev`; the last one runs its `done`. */
+  private settle(ev: AlertEvent): void {
+    const t = this.pendingDone.get(ev);
+    if (!t || --t.left > 0) return;
+    this.pendingDone.delete(ev);
+    try { t.done(); } catch (err) { this.opts.log.error({ err }, 'alert done callback failed'); }
   }
 
   private workerFor(target: AlertTarget, key: string): Worker {
@@ -169,6 +187,7 @@ export class AlertDispatcher {
         this.opts.log.error({ target: target.name, events: batch.length, event: batch[0]!.type, attempts, detail: this.describe(target, err) }, 'alert delivery failed; giving up');
       }
       w.inFlight = 0;
+      for (const ev of batch) this.settle(ev);
     }
     w.running = false;
     // a lane exists only while it has work (lanes may be many, e.g. one per tenant)

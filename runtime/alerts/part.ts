@@ -5,7 +5,9 @@ import { createHttpClient } from '../net/http-client.js';
 import { parseCidr } from '../net/ip.js';
 import { PARTS } from '../parts.js';
 import { ALERT_RETRY_DELAYS_MS, AlertDispatcher } from './dispatcher.js';
-import { healthAlertOf } from './events.js';
+import { healthAlertOf, type AlertEvent } from './events.js';
+import { AlertQueue } from './queue.js';
+import { clusterEventId } from './cluster-events.js';
 import { createAlertMetrics } from './metrics.js';
 import { ALERT_RETRY_ENV, parseRetryDelays } from './retry-schedule.js';
 import { buildTargets } from './targets/index.js';
@@ -52,19 +54,47 @@ export function setupAlerts(core: Core): AlertsInfo {
   const metrics = createAlertMetrics(core.metrics, () => dispatcher.pending());
   dispatcher = new AlertDispatcher({ targets, moreTargets: () => rows.current(), queueSize: core.config.alerts.queueSize, log, metrics, retryDelaysMs: retrySchedule(core.env, log) });
 
+  // every event waits in SQLite until delivered; events of the cluster are sent by the node that claims them (docs/alerts.md)
+  const queue = new AlertQueue(core.db);
+  const claim = core.ports.clusterClaimOwned;
+  let stopped = false;
+  const retries = new Set<NodeJS.Timeout>();
+  const hand = (id: number, ev: AlertEvent) => dispatcher.enqueue(ev, () => queue.remove(id));
+  const deliver = (id: number, ev: AlertEvent, clusterId: string | null, claimed: boolean): void => {
+    if (stopped) return;
+    if (clusterId === null || !claim || claimed) { hand(id, ev); return; }
+    claim(ALERT_BUCKET, ALERT_CLAIM_TTL_MS, [clusterId]).then((mine) => {
+      if (stopped) return;
+      if (!mine) { queue.remove(id); log.debug({ event: ev.type, id: clusterId }, 'alert sent by another node'); return; }
+      queue.markClaimed(id);
+      hand(id, ev);
+    }, (err: unknown) => {
+      // the bus is away: the event stays queued and is claimed once it returns
+      log.debug({ err, event: ev.type }, 'alert claim failed; retrying');
+      const t = setTimeout(() => { retries.delete(t); deliver(id, ev, clusterId, false); }, CLAIM_RETRY_MS);
+      t.unref();
+      retries.add(t);
+    });
+  };
+  const send = (ev: AlertEvent) => {
+    const clusterId = clusterEventId(ev);
+    deliver(queue.add(ev, clusterId), ev, clusterId, false);
+  };
+  for (const q of queue.all()) deliver(q.id, q.event, q.clusterId, q.claimed);
+
   // the revision served when the event happened, read at queue time (docs/alerts.md)
   const applied = () => ({ commit: core.holder.provenance.commit, at: core.holder.provenance.appliedAt });
-  const offHealth = core.bus.on('health_transition', (t) => dispatcher.enqueue({ ...healthAlertOf(t), applied: applied() }));
+  const offHealth = core.bus.on('health_transition', (t) => send({ ...healthAlertOf(t), applied: applied() }));
   let lastRejection = '';
   const offGitops = core.bus.on('gitops_rejected', (r) => {
     const key = `${r.revision}\u0000${r.reason}`;
     if (key === lastRejection) return;
     lastRejection = key;
-    dispatcher.enqueue({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+    send({ type: 'gitops_rejected', revision: r.revision, reason: r.reason, message: r.message, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
   // a breach after an apply: rolled back, or nothing to roll back to (docs/gitops.md "Automatic rollback")
   const offRollback = core.bus.on('gitops_rollback', (e) => {
-    dispatcher.enqueue({ type: 'gitops_rollback', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+    send({ type: 'gitops_rollback', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
   // A git revision applied here (an empty commit changes nothing and is not announced; a plan
   // replayed from the cluster's config stream was announced by the node that applied it first; a
@@ -72,14 +102,16 @@ export function setupAlerts(core: Core): AlertsInfo {
   const offApplied = core.applyHooks.add({
     afterSwap(plan, _next, _prev, opts) {
       if (plan.origin !== 'git' || opts.fromStream || opts.meta?.trigger === 'rollback') return;
-      dispatcher.enqueue({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+      send({ type: 'gitops_applied', revision: plan.revision, creates: plan.counts.create, updates: plan.counts.update, deletes: plan.counts.delete, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
     },
   });
   // a canary revision: every node applied it from the stream; the git leader announces it once
   const offPromoted = core.bus.on('gitops_promoted', (e) => {
-    dispatcher.enqueue({ type: 'gitops_applied', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
+    send({ type: 'gitops_applied', ...e, timestamp: Date.now(), node: core.config.node.id, applied: applied() });
   });
   core.closers.push(async () => {
+    stopped = true;
+    for (const t of retries) clearTimeout(t);
     offPromoted();
     offHealth();
     offGitops();
@@ -93,6 +125,12 @@ export function setupAlerts(core: Core): AlertsInfo {
   core.ports.alerts = info;
   return info;
 }
+
+/** KV bucket of the claims of cluster events, and how long a claim is kept (a repeat within it is not sent again). */
+const ALERT_BUCKET = 'SVC_ALERTS';
+const ALERT_CLAIM_TTL_MS = 86_400_000;
+/** how often a claim that failed (the bus away) is tried again */
+const CLAIM_RETRY_MS = 2_000;
 
 /** The schedule from GSLBD_ALERT_RETRY_DELAYS_MS when set and valid (logged), else the specified one. */
 function retrySchedule(env: NodeJS.ProcessEnv, log: Core['log']): readonly number[] {

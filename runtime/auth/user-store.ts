@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RowWriter } from '../app.js';
+import { writeUnique, type UniqueWriter } from '../ports/unique-names.js';
 import type { Role } from '../ports/permissions.js';
 import { DEFAULT_TENANT, type GenericRow } from '../../core/model/types.js';
 import { tableIndex } from '../../core/snapshot/table-index.js';
@@ -79,7 +80,8 @@ const emailIndex = (s: Snapshot) => tableIndex<UserRecord>(s, 'user', byEmailInd
  * lookups are case-insensitive. Errors: whatever `core.apply` throws (STORE_FAILED, 409).
  */
 export class UserStore {
-  constructor(private readonly core: RowWriter, private readonly now: () => number = Date.now) {}
+  /** `core.ports`, when given, carries the cluster's reservations of unique names ({@link createReserved}) */
+  constructor(private readonly core: RowWriter & { ports?: UniqueWriter['ports'] }, private readonly now: () => number = Date.now) {}
 
   private get snap(): Snapshot {
     return this.core.holder.current;
@@ -112,15 +114,30 @@ export class UserStore {
     return out.sort((a, b) => a.createdAt - b.createdAt || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
   }
 
-  /** Creates a user through a one-row plan and returns it. */
-  create(u: NewUser): UserRecord {
+  private newRow(u: NewUser): UserRecord {
     const t = this.now();
-    const row: UserRecord = {
+    return {
       kind: 'user', id: randomUUID(), origin: 'api', revision: '', tenantId: u.tenantId ?? DEFAULT_TENANT,
       email: u.email.trim(), displayName: u.displayName ?? '', role: u.role, passwordHash: u.passwordHash,
       authProvider: u.authProvider ?? 'password', totpSecret: null, totpPending: null, totpLastStep: 0, createdAt: t, updatedAt: t,
     };
+  }
+
+  /** Creates a user through a one-row plan and returns it. */
+  create(u: NewUser): UserRecord {
+    const row = this.newRow(u);
     const s = this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
+    return getRow<UserRecord>(s, 'user', row.id)!;
+  }
+
+  /**
+   * As {@link create}, with the e-mail address checked against every user (409 `a user with e-mail
+   * … already exists`) and, in a cluster, reserved cluster-wide first (docs/cluster.md "Unique names").
+   */
+  async createReserved(u: NewUser): Promise<UserRecord> {
+    const row = this.newRow(u);
+    const c = this.core;
+    const s = await writeUnique({ holder: c.holder, apply: (p) => c.apply(p), apiRevision: () => c.apiRevision(), ports: c.ports ?? {} }, (snap, rev) => planCreate(snap, row, rev));
     return getRow<UserRecord>(s, 'user', row.id)!;
   }
 

@@ -37,3 +37,21 @@ export function kvClaim(link: NatsLink, names: ClusterNames, metrics: ClusterMet
     }
   };
 }
+
+/**
+ * As ClusterClaim, but a key this node created earlier counts as claimed again (its value is the
+ * node id): for work one node does once per cluster and resumes after a restart (alerts of the
+ * cluster, docs/alerts.md "Once per cluster"). Resolves true when this node holds the key.
+ */
+export type ClusterClaimOwned = ClusterClaim;
+
+/** A ClusterClaimOwned over this node's link (`op="claim"`, as kvClaim). */
+export function kvClaimOwned(link: NatsLink, names: ClusterNames, metrics: ClusterMetrics): ClusterClaimOwned {
+  const claim = kvClaim(link, names, metrics);
+  return async (bucket, ttlMs, tokens) => {
+    if (await claim(bucket, ttlMs, tokens)) return true;
+    const key = [names.clusterToken, ...tokens.map(encodeToken)].join('.');
+    const entry = await (await link.bucket(bucket, { ttl: ttlMs })).get(key);
+    return entry?.operation === 'PUT' && entry.string() === names.node;
+  };
+}

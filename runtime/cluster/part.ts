@@ -15,8 +15,9 @@ import { startHealthSync } from './health-sync.js';
 import { startConfigSync } from './config-sync.js';
 import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
-import { kvClaim, type ClusterClaim } from './kv-claim.js';
+import { kvClaim, kvClaimOwned, type ClusterClaim, type ClusterClaimOwned } from './kv-claim.js';
 import { sharedLimits } from './shared-limits.js';
+import { kvUniqueNames, releaseHook } from './unique-names.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -31,6 +32,8 @@ declare module '../ports/parts.js' {
     gitLeader?: GitLeader;
     /** cluster-wide first-claim-wins in KV (replay caches; kv-claim.ts); unset without `state.nats.servers` */
     clusterClaim?: ClusterClaim;
+    /** as clusterClaim, a key this node made earlier counts as its own (alerts of the cluster); set with config sync only */
+    clusterClaimOwned?: ClusterClaimOwned;
   }
 }
 
@@ -105,6 +108,12 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     lease = startGitLease({ link, names, ttlMs, log, metrics });
     const flush = () => void config?.flush();
     canary = core.ports.configSyncExtension?.(core, { link, names, ledger, live, lease, metrics, log, heartbeatMs: intervalMs, applyTimeoutMs, flush });
+    // unique names matter where rows are shared (docs/cluster.md "Unique names")
+    const unique = kvUniqueNames(link, names, metrics);
+    core.ports.uniqueNames = unique;
+    // events of the shared config (rollbacks, rejections, applied revisions) alert once per cluster (docs/alerts.md)
+    core.ports.clusterClaimOwned = kvClaimOwned(link, names, metrics);
+    core.closers.push(core.applyHooks.add(releaseHook(unique)));
     const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs });
     config = sync;
     state.config = () => ({ enabled: true, ...sync.status() });

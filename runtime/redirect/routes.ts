@@ -6,6 +6,7 @@ import { getRow } from '../../core/snapshot/snapshot.js';
 import { badRequest } from '../errors.js';
 import { nameRefusalError, nameRules } from '../tenancy/names.js';
 import { listVisible, requireRow, tenantFor } from '../tenancy/visibility.js';
+import { writeUnique } from '../ports/unique-names.js';
 import { apiRef, errorResponses, idParams, noContent, type IdParams } from '../api/schemas.js';
 import { checkRedirectHost } from './ownership.js';
 import { REDIRECT_KIND, redirectFields, redirectProblems, type RedirectFields, type RedirectRow } from './rules.js';
@@ -25,15 +26,9 @@ function checkedFields(core: Core, req: FastifyRequest, b: RedirectBody, tenant:
   return f;
 }
 
-/** Plans and applies through the one write path; returns the row as written. */
-function write(core: Core, id: string, build: (revision: string) => Parameters<Core['apply']>[0]) {
-  const s = core.apply(build(core.apiRevision()));
-  return getRow<RedirectRow>(s, REDIRECT_KIND, id);
-}
-
 /**
  * /redirects (docs/redirects.md): a tenant's HTTP redirect rules. Each write is a one-row plan
- * through `core.apply`, so the listener answers the new rule at once and config sync replicates
+ * through `core.apply` (a host reserved first in a cluster, docs/cluster.md "Unique names"), so the listener answers the new rule at once and config sync replicates
  * it; a git-owned rule answers 409 naming its manifest.
  */
 export const redirectRoutes = (core: Core): FastifyPluginAsync => async (app) => {
@@ -50,7 +45,8 @@ export const redirectRoutes = (core: Core): FastifyPluginAsync => async (app) =>
   }, async (req, reply) => {
     const tenant = tenantFor(req.principal);
     const row: RedirectRow = { kind: 'redirect', id: core.newId(), ...checkedFields(core, req, req.body, tenant), origin: 'api', revision: '', tenantId: tenant };
-    return reply.status(201).send(toApi(write(core, row.id, (rev) => planCreate(core.holder.current, row, rev))!));
+    const s = await writeUnique(core, (snap, rev) => planCreate(snap, row, rev));
+    return reply.status(201).send(toApi(getRow<RedirectRow>(s, REDIRECT_KIND, row.id)!));
   });
   app.get<{ Params: IdParams }>('/redirects/:id', {
     config: { permission: 'redirects:read' },
@@ -63,7 +59,8 @@ export const redirectRoutes = (core: Core): FastifyPluginAsync => async (app) =>
     const cur = requireRow<RedirectRow>(core.holder.current, req.principal, REDIRECT_KIND, req.params.id, 'redirect rule');
     assertApiWritable(cur);
     const f = checkedFields(core, req, req.body, cur.tenantId, cur.id);
-    return toApi(write(core, cur.id, (rev) => planUpdate(core.holder.current, cur, { ...cur, ...f }, rev))!);
+    const s = await writeUnique(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
+    return toApi(getRow<RedirectRow>(s, REDIRECT_KIND, cur.id)!);
   });
   app.delete<{ Params: IdParams }>('/redirects/:id', {
     config: { permission: 'redirects:write' },

@@ -56,7 +56,7 @@ export function authOidcRoutes(svc: AuthServices) {
       if (!user) {
         const role = resolveRole(claims, o.roleClaim, o.roleMapping, o.defaultRole);
         const name = typeof claims.name === 'string' ? claims.name : '';
-        user = svc.users.create({ tenantId: DEFAULT_TENANT, email, displayName: name, role, passwordHash: null, authProvider: 'oidc' });
+        user = await svc.users.createReserved({ tenantId: DEFAULT_TENANT, email, displayName: name, role, passwordHash: null, authProvider: 'oidc' });
         req.log.info({ userId: user.id, role }, 'single sign-on user created');
       }
       await startSession(svc, req, reply, user);

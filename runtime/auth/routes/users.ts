@@ -53,7 +53,7 @@ export function userRoutes(svc: AuthServices) {
         const email = checkEmail(req.body.email);
         const hash = await hashPassword(checkPasswordRules(req.body.password), svc.bcryptCost);
         if (svc.users.byEmail(email)) throw conflict(`a user with e-mail ${email} already exists`);
-        const u = svc.users.create({ tenantId, email, displayName: req.body.displayName ?? '', role: req.body.role, passwordHash: hash });
+        const u = await svc.users.createReserved({ tenantId, email, displayName: req.body.displayName ?? '', role: req.body.role, passwordHash: hash });
         return reply.status(201).send(publicUser(u));
       });
 

@@ -30,7 +30,7 @@ export const domainRoutes = (svc: DomainService): FastifyPluginAsync => async (a
     operationId: 'post_domain', summary: 'Register a custom domain', scope: 'forms:write', form: 'workspace', body: 'DomainCreate', errors: [409],
     description: 'Answers the DNS records to create: a TXT record proving control, and the record pointing the host at this service: a CNAME to forms.domains.target, the host of api.publicURL or, with neither, the host this request came to; an A or AAAA record to forms.domains.address when set (or when that host is an IP address). Needs a plan with customDomains (403); a host name belongs to one workspace (409).',
     success: { status: 201, description: 'the pending domain and its records', schema: 'Domain' },
-  }), async (req, reply) => reply.status(201).send(view(svc.register(callerOf(req).tenantId, req.body.domain), req)));
+  }), async (req, reply) => reply.status(201).send(view(await svc.register(callerOf(req).tenantId, req.body.domain), req)));
 
   app.delete<{ Params: IdParams; Body: DomainRef }>('/domain/:id', formRoute({
     operationId: 'delete_domain_id', summary: 'Delete a custom domain', scope: 'forms:write', form: 'workspace', id: true, body: 'DomainRef',

@@ -8,6 +8,7 @@ import { getRow, rowsOf } from '../../../core/snapshot/snapshot.js';
 import { planCreate, planDelete, planUpdate } from '../../../core/plan/delta.js';
 import { assertFeature, tierOf } from '../forms/tiers.js';
 import type { FormCore } from '../forms/store.js';
+import { writeUnique, type UniqueWriter } from '../../ports/unique-names.js';
 import { challengeName, challengeValue, DOMAIN_KIND, type FormDomainRow } from './rows.js';
 import type { TxtLookup } from './verify.js';
 
@@ -29,7 +30,7 @@ export const normalHost = (h: string) => h.trim().toLowerCase().replace(/\.$/, '
  */
 export class DomainService {
   constructor(
-    private readonly core: FormCore,
+    private readonly core: FormCore & { ports?: UniqueWriter['ports'] },
     private readonly settings: () => DomainSettings,
     private readonly forms: () => Config['forms'],
     private readonly lookup: (name: string) => Promise<TxtLookup>,
@@ -60,7 +61,7 @@ export class DomainService {
   }
 
   /** Registers a hostname for the workspace (403 without the tier feature, 400 for a bad name or a public suffix, 409 when taken). */
-  register(tenantId: string, hostname: string): FormDomainRow {
+  async register(tenantId: string, hostname: string): Promise<FormDomainRow> {
     assertFeature(tierOf(this.forms(), tenantId), 'customDomains', 'domains');
     const h = normalHost(hostname);
     if (!isDomainName(h) || h.startsWith('*')) throw badRequest(`domain: "${hostname}" is not a host name (such as forms.example.com)`);
@@ -73,8 +74,10 @@ export class DomainService {
       kind: 'formdomain', id: this.core.newId(), origin: 'api', revision: '', tenantId, hostname: h,
       token: randomBytes(18).toString('base64url'), status: 'pending', verifiedAt: null, createdAt: this.now(),
     };
-    this.core.apply(planCreate(this.core.holder.current, row, this.core.apiRevision()));
-    return getRow<FormDomainRow>(this.core.holder.current, DOMAIN_KIND, row.id)!;
+    // reserved cluster-wide first (docs/cluster.md "Unique names")
+    const c = this.core;
+    const s = await writeUnique({ holder: c.holder, apply: (p) => c.apply(p), apiRevision: () => c.apiRevision(), ports: c.ports ?? {} }, (snap, rev) => planCreate(snap, row, rev));
+    return getRow<FormDomainRow>(s, DOMAIN_KIND, row.id)!;
   }
 
   remove(row: FormDomainRow): void {

@@ -45,7 +45,7 @@ export const formKeyRoutes = (store: FormKeyStore) => async (app: FastifyInstanc
       },
     },
   }, async (req, reply) => {
-    const created = store.create(workspaceOf(req), req.body);
+    const created = await store.createReserved(workspaceOf(req), req.body);
     reply.header('cache-control', 'no-store');
     return reply.status(201).send(created);
   });

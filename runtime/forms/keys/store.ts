@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RowWriter } from '../../app.js';
+import { writeUnique, type UniqueWriter } from '../../ports/unique-names.js';
 import type { Db } from '../../store/db.js';
 import { planCreate, planDelete } from '../../../core/plan/delta.js';
 import { badRequest, conflict } from '../../errors.js';
@@ -38,14 +39,13 @@ const byHash = new WeakMap<object, Map<string, FormKeyRow>>();
 export class FormKeyStore {
   private readonly touched = new Map<string, number>();
 
-  constructor(private readonly core: RowWriter & { db: Db }, private readonly now: () => number = Date.now) {}
+  constructor(private readonly core: RowWriter & { db: Db; ports?: UniqueWriter['ports'] }, private readonly now: () => number = Date.now) {}
 
   private get snap(): Snapshot {
     return this.core.holder.current;
   }
 
-  /** Makes a key for the tenant; the raw secret is in `key` and nowhere else. */
-  create(tenantId: string, input: FormKeyInput): FormKeyView & { key: string } {
+  private newKey(tenantId: string, input: FormKeyInput): { row: FormKeyRow; key: string } {
     if (typeof input.name !== 'string' || !NAME.test(input.name)) throw badRequest('name: must be 1 to 100 printable characters');
     const scopes = checkScopes(input.scopes);
     const formId = input.formId ?? null;
@@ -58,7 +58,24 @@ export class FormKeyStore {
     const row: FormKeyRow = {
       kind: 'formkey', id: randomUUID(), tenantId, origin: 'api', revision: '', name: input.name, keyHash: sha256(key), scopes, formId, createdAt: this.now(),
     };
+    return { row, key };
+  }
+
+  /** Makes a key for the tenant; the raw secret is in `key` and nowhere else. */
+  create(tenantId: string, input: FormKeyInput): FormKeyView & { key: string } {
+    const { row, key } = this.newKey(tenantId, input);
     this.core.apply(planCreate(this.snap, row, this.core.apiRevision()));
+    return { ...this.view(row), key };
+  }
+
+  /**
+   * As {@link create}, with the name reserved cluster-wide first (docs/cluster.md "Unique names"):
+   * of two nodes creating one name at once, one gets the 409 above.
+   */
+  async createReserved(tenantId: string, input: FormKeyInput): Promise<FormKeyView & { key: string }> {
+    const { row, key } = this.newKey(tenantId, input);
+    const c = this.core;
+    await writeUnique({ holder: c.holder, apply: (p) => c.apply(p), apiRevision: () => c.apiRevision(), ports: c.ports ?? {} }, (snap, rev) => planCreate(snap, row, rev));
     return { ...this.view(row), key };
   }
 

@@ -8,7 +8,7 @@ import { getRow, rowsOf } from '../../../core/snapshot/snapshot.js';
 import { badRequest } from '../../errors.js';
 import { checkNameClaim, nameRefusalError, nameRules } from '../../tenancy/names.js';
 import { listVisible, requireRow, tenantFor, visibleTo } from '../../tenancy/visibility.js';
-import { write } from '../write.js';
+import { write, writeReserved } from '../write.js';
 import { foreignRedirectClaims } from '../../redirect/port.js';
 import { STATIC_POOL_ID, staticPoolOf } from '../../config/static-pool.js';
 import { apiRef, errorResponses, idParams, noContent, ref, type IdParams } from '../../api/schemas.js';
@@ -51,7 +51,7 @@ export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     const f = serviceFields(req.body);
     checkService(core, req, f, tenantFor(req.principal));
     const row: ServiceRow = { kind: 'service', id: core.newId(), ...f, origin: 'api', revision: '', tenantId: tenantFor(req.principal) };
-    const s = write(core, (snap, rev) => planCreate(snap, row, rev));
+    const s = await writeReserved(core, (snap, rev) => planCreate(snap, row, rev));
     return reply.status(201).send(toApi(getRow(s, 'service', row.id)!));
   });
   app.get('/services', {
@@ -70,7 +70,7 @@ export const serviceRoutes = (core: Core): FastifyPluginAsync => async (app) => 
     const cur = requireRow<ServiceRow>(core.holder.current, req.principal, 'service', id);
     const f = serviceFields(req.body);
     checkService(core, req, f, cur.tenantId, id);
-    const s = write(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
+    const s = await writeReserved(core, (snap, rev) => planUpdate(snap, cur, { ...cur, ...f }, rev));
     return toApi(getRow(s, 'service', id)!);
   });
   app.delete<{ Params: IdParams }>('/services/:id', {
