@@ -10,7 +10,7 @@ export class MalformedStep implements DnsStep {
   }
 }
 
-/** Anything but class IN, and a zone transfer no transfer step took (over UDP, or transfers off): REFUSED. */
+/** Anything but class IN, and a zone transfer no transfer step took (over UDP, transfers off, or plain TCP with `dns.axfr.tlsOnly`): REFUSED. */
 export class RefuseStep implements DnsStep {
   readonly name = 'refuse';
   answer(x: QueryScope): StepResult {
