@@ -11,6 +11,8 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig, digText, makeService } from '../helpers/dns-tools.js';
 import { freePort } from '../helpers/proc.js';
 import { waitUntil } from '../helpers/wait.js';
+import { planCreateAll } from '../../core/plan/delta.js';
+import type { Row } from '../../core/model/types.js';
 
 // Zone transfers over TLS (XoT, RFC 9103; docs/dns.md "Zone transfers over TLS"): kdig +tls with a
 // self-signed certificate made by openssl, `dns.axfr.tlsOnly` refusing plain TCP, TSIG and tenant
@@ -67,6 +69,7 @@ test('kdig +tls (certificate verified) transfers the zone with the operator key,
   assert.equal(recs.filter((l) => /\sSOA\s/.test(l)).length, 2, out);
   assert.ok(recs.some((l) => /^www\.example\.test\.\s.*\sA\s+192\.0\.2\.80$/.test(l)), out);
   assert.doesNotMatch(out, /failed|REFUSED|NOTAUTH/, out);
+  assert.equal(out.match(/\sTSIG\s/g)?.length, Number(/\((\d+) messages/.exec(out)?.[1]), out);
 });
 
 test('IXFR over TLS is answered as AXFR, like over TCP', async () => {
@@ -134,6 +137,21 @@ test('the TCP limits bound the TLS listener: the per-source cap refuses at once,
   assert.match(m, /gslbd_dns_tls_refused_total\{reason="per_source"[^}]*\} [1-9]/);
   assert.match(m, /gslbd_dns_tls_timeouts_total\{kind="idle"[^}]*\} [1-9]/);
   for (const s of socks) s.destroy();
+});
+
+test('a zone of several messages streams over TLS, each message signed', async () => {
+  const meta = { origin: 'api' as const, revision: 'api:bulk', tenantId: 'default' };
+  const rows: Row[] = [{ kind: 'pool', id: 'bulk', name: 'bulk', ...meta }, { kind: 'member', id: 'bulk-m', poolId: 'bulk', ipAddress: '198.51.100.10', port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null, ...meta }];
+  for (let i = 0; i < 4000; i++) rows.push({ kind: 'service', id: `bulk-${i}`, name: `bulk-${i}`, domain: `h${i}.bulk.example.test.`, algorithm: 'round-robin', ttl: 30, poolId: 'bulk', chain: [], whenAllUnhealthy: 'all', asnRules: [], ...meta } as Row);
+  d.core.apply(planCreateAll(d.core.holder.current, rows, 'api:bulk'));
+  await d.core.ports.applySettled?.();
+  const out = await digText(tlsPort, [...tls(), '-y', `hmac-sha256:${KEY}:${SECRET}`, 'example.test', 'AXFR'], 'kdig');
+  const m = /\((\d+) messages, (\d+) records\)/.exec(out);
+  assert.ok(m, out.slice(-2000));
+  // SOA, NS, ns1, www, 4,000 services, SOA
+  assert.equal(Number(m[2]), 4005, out.slice(-2000));
+  assert.ok(Number(m[1]) > 1, out.slice(-2000));
+  assert.equal(out.match(/\sTSIG\s/g)?.length, Number(m[1]), 'every message signed');
 });
 
 test('BIND named as a secondary transfers the zone over TLS (primaries … tls), with the operator key', async () => {
