@@ -101,9 +101,9 @@ test('other queries over TLS are answered as over TCP (DNS over TLS)', async () 
   assert.match(out, /www\.example\.test\.\s+60\s+IN\s+A\s+192\.0\.2\.80/, out);
 });
 
-test('the listener negotiates ALPN "dot" and TLS 1.3 only', async () => {
+test('the listener negotiates ALPN "dot" (refuses a client offering only another protocol) and TLS 1.3 only', async () => {
   const alpn = await new Promise<{ proto: string | false | null; version: string | null }>((resolve, reject) => {
-    const s = tlsConnect({ host: '127.0.0.1', port: tlsPort, servername: HOST, ca: undefined, rejectUnauthorized: false, ALPNProtocols: ['dot'] }, () => {
+    const s = tlsConnect({ host: '127.0.0.1', port: tlsPort, servername: HOST, rejectUnauthorized: false, ALPNProtocols: ['dot'] }, () => {
       resolve({ proto: s.alpnProtocol, version: s.getProtocol() });
       s.destroy();
     });
@@ -115,6 +115,11 @@ test('the listener negotiates ALPN "dot" and TLS 1.3 only', async () => {
     s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
   });
   assert.notEqual(old, 'connected');
+  const h2 = await new Promise<string>((resolve) => {
+    const s = tlsConnect({ host: '127.0.0.1', port: tlsPort, rejectUnauthorized: false, ALPNProtocols: ['h2'] }, () => { resolve('connected'); s.destroy(); });
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+  assert.equal(h2, 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL');
 });
 
 test('the TCP limits bound the TLS listener: the per-source cap refuses at once, a connection that never handshakes is closed', async () => {
