@@ -51,6 +51,7 @@ before(async () => {
   });
   port = d.ports.dnsPort as number;
   assert.equal(d.ports.dnsTlsPort, tlsPort);
+  assert.ok(d.logs.lines.some((l) => l.msg === 'listening' && l.listener === 'dns tls' && l.address === `127.0.0.1:${tlsPort}`), 'a listening line for dns tls');
   await makeService(d, { name: 'ns1', domain: 'ns1.example.test.', ttl: 3600 }, [{ ipAddress: '192.0.2.53' }]);
   await makeService(d, { name: 'www', domain: 'www.example.test.', ttl: 60 }, [{ ipAddress: '192.0.2.80' }]);
 });
