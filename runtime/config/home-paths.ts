@@ -9,6 +9,7 @@ import { join } from 'node:path';
  */
 export const HOME_PATH_KEYS: readonly string[] = [
   'database.path', 'backup.dir', 'api.webuiPath', 'dns.dnssec.keys[].file',
+  'dns.tls.certFile', 'dns.tls.keyFile',
   'loadbalancer.geoip.dbPath', 'loadbalancer.asn.dbPath', 'health.scriptPath', 'health.scriptDirs[]',
   'gitops.keyringFile', 'gitops.auth.sshKeyPath', 'gitops.replayLog',
   'state.nats.tls.caFile', 'state.nats.tls.certFile', 'state.nats.tls.keyFile',

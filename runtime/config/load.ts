@@ -9,6 +9,7 @@ import { expandHomePaths } from './home-paths.js';
 import { checkUnbuilt, checkUnbuiltEnv } from './unbuilt.js';
 import { clashMessage, renamedMessage, renameOldKeys, writtenPath } from './renamed-keys.js';
 import { loadDnssecKeys } from '../crypto/dnssec-keys.js';
+import { loadTlsPair } from '../crypto/tls-pair.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 import { loadSchema } from '../paths.js';
@@ -122,6 +123,11 @@ export function validateConfigObject(raw: unknown, src?: YamlSource): Config {
   // at the line of the key (docs/dns.md "DNSSEC"); problems name files and tags, never key material.
   if (shapeOk && cfg.dns.dnssec.enabled) {
     for (const p of loadDnssecKeys(cfg.dns.dnssec).problems) problems.push(locate(src, p.path, p.value, p.rule, 'dnssec-key'));
+  }
+  // The DNS-over-TLS certificate and key are read too: a pair the listener could not use stops
+  // startup here, naming the key (docs/dns.md "Zone transfers over TLS").
+  if (shapeOk && cfg.dns.tls) {
+    for (const p of loadTlsPair(cfg.dns.tls, ['dns', 'tls']).problems) problems.push(locate(src, p.path, p.value, p.rule, 'tls-file'));
   }
   // keys of features that are not built yet stop startup instead of silently doing nothing
   for (const p of checkUnbuilt(cfg)) problems.push(locate(src, p.path, p.value, p.rule, 'unbuilt-feature'));

@@ -112,6 +112,16 @@ export function checkConfigSemantics(c: Config): Problem[] {
   });
   const nt = parseDuration(axfr.notifyTimeout);
   if (nt !== undefined && (nt < 100 || nt > 60_000)) add(['dns', 'axfr', 'notifyTimeout'], axfr.notifyTimeout, 'must be between 100ms and 60s');
+  // Transfers over TLS and the catalog zone (docs/dns.md "Zone transfers over TLS", "Catalog zone");
+  // the certificate and key files are read in load.ts.
+  if (axfr.tlsOnly && !c.dns.tls) add(['dns', 'axfr', 'tlsOnly'], true, 'needs dns.tls: with no TLS listener no transfer could be made');
+  const catalog = c.dns.catalog?.zone;
+  if (catalog !== undefined) {
+    if (!axfr.enabled) add(['dns', 'catalog', 'zone'], catalog, 'needs dns.axfr.enabled: a catalog is read by zone transfer');
+    const domain = c.dns.domain ? toFqdn(c.dns.domain).toLowerCase() : undefined;
+    const cat = toFqdn(catalog).toLowerCase();
+    if (domain !== undefined && (cat === domain || cat.endsWith(`.${domain}`))) add(['dns', 'catalog', 'zone'], catalog, 'must not be dns.domain or a name under it (catalog.invalid is the usual name)');
+  }
 
   // DNSSEC (docs/dns.md "DNSSEC"): signatures must outlive the hour inception is set back and the
   // renewal after a quarter of the validity; the key files are checked in load.ts.

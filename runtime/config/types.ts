@@ -40,7 +40,13 @@ export interface Config {
       notify: { address: string; key?: string }[];
       /** wait for the first NOTIFY answer (a duration); doubles per retry */
       notifyTimeout: string;
+      /** AXFR and IXFR only over TLS (`dns.tls`): over plain TCP they get REFUSED (docs/dns.md "Zone transfers over TLS") */
+      tlsOnly: boolean;
     };
+    /** the DNS-over-TLS listener (RFC 7858, XoT RFC 9103); unset: none */
+    tls?: { certFile: string; keyFile: string; port: number; listenAddr?: string };
+    /** the catalog zone (RFC 9432) listing every served zone; unset: none */
+    catalog?: { zone: string };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
     dnssec: {

@@ -1,6 +1,8 @@
+import type { Catalog } from './catalog-zone.js';
 import type { DnssecResponder } from './dnssec-answer.js';
 import type { DnsStep } from './step.js';
 import { MalformedStep, RefuseStep } from './step-basic.js';
+import { CatalogStep } from './step-catalog.js';
 import { ChaosStep } from './step-chaos.js';
 import { DnskeyStep } from './step-dnskey.js';
 import { ServiceStep, type ServiceStepDeps } from './step-service.js';
@@ -16,6 +18,8 @@ export interface ChainParts extends ServiceStepDeps {
   /** `dns.versionName` and the provenance it answers, when the CHAOS version query is on */
   version: { name: string; txt: () => Buffer } | undefined;
   dnssec: DnssecResponder | undefined;
+  /** the catalog zone of the current index (`dns.catalog`; the main thread only: a DNS worker hands its queries over) */
+  catalog: (() => Catalog | undefined) | undefined;
   /** the index lookups read now */
   names: () => NameIndex;
 }
@@ -23,15 +27,17 @@ export interface ChainParts extends ServiceStepDeps {
 /**
  * The answer chain, in order (docs/dns.md "The answer chain"): the features' steps, then
  * malformed (a query the decoder rejected), transfer (AXFR/IXFR over TCP), chaos (the provenance
- * TXT), refuse (other classes, transfers no step took), zone (finds the zone; REFUSED outside every
- * zone), dnskey (with `dns.dnssec`) and service, which answers every query that reaches it. Built
+ * TXT), refuse (other classes, transfers no step took), catalog (with `dns.catalog`: the catalog
+ * zone's names), zone (finds the zone; REFUSED outside every zone), dnskey (with `dns.dnssec`) and service, which answers every query that reaches it. Built
  * once per answerer; a step that is switched off is left out rather than asked.
  */
 export function answerChain(p: ChainParts): readonly DnsStep[] {
   const steps: DnsStep[] = [...p.features, new MalformedStep()];
   if (p.transfer) steps.push(p.transfer);
   if (p.version) steps.push(new ChaosStep(p.version.name, p.version.txt));
-  steps.push(new RefuseStep(), new ZoneStep(p.names, p.dnssec));
+  steps.push(new RefuseStep());
+  if (p.catalog) steps.push(new CatalogStep(p.catalog));
+  steps.push(new ZoneStep(p.names, p.dnssec));
   if (p.dnssec) steps.push(new DnskeyStep(p.dnssec));
   steps.push(new ServiceStep(p));
   return steps;

@@ -92,6 +92,7 @@ export class Answerer {
       transfer: deps.transfer,
       version: deps.versionTxt && versionName !== '' ? { name: versionName, txt: deps.versionTxt } : undefined,
       dnssec: deps.dnssec,
+      catalog: deps.config.dns.catalog && !names ? () => this.index().catalog : undefined,
       names: names ? () => names : () => this.index(),
       health: deps.health, geo: deps.geo, rum: deps.rum, rand: deps.rand, sequence: this.seq,
     });

@@ -24,7 +24,8 @@ const SERVFAIL_I = rcodeIndex(2);
  * Counters of the TCP listener's limits (docs/dns.md "TCP limits"), plain numbers the transport
  * bumps and prom-client reads at scrape time: `gslbd_dns_tcp_refused_total{reason}`,
  * `gslbd_dns_tcp_evicted_total`, `gslbd_dns_tcp_timeouts_total{kind}` and the gauge
- * `gslbd_dns_tcp_connections`. Every label value is exported from the start, at 0.
+ * `gslbd_dns_tcp_connections`. Every label value is exported from the start, at 0. The
+ * DNS-over-TLS listener has the same four as `gslbd_dns_tls_*` (`proto` 'tls').
  */
 export class DnsTcpMetrics {
   refused: Record<TcpRefusal, number> = { per_source: 0, global_full: 0 };
@@ -33,8 +34,12 @@ export class DnsTcpMetrics {
   /** open connections, kept by the transport */
   open = 0;
 
+  constructor(private readonly proto: 'tcp' | 'tls' = 'tcp') {}
+
   /** Registers the four metrics on the registry; values are read at scrape time. */
   register(registry: Registry): void {
+    const p = this.proto;
+    const P = p.toUpperCase();
     const metric = (name: string, help: string, type: 'counter' | 'gauge', values: () => { labels: Record<string, string>; value: number }[]) => ({
       name, help, type,
       get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
@@ -43,13 +48,13 @@ export class DnsTcpMetrics {
     const byLabel = <K extends string>(label: string, rec: Record<K, number>) => () =>
       (Object.keys(rec) as K[]).map((k) => ({ labels: { [label]: k }, value: rec[k] }));
     for (const m of [
-      metric('gslbd_dns_tcp_refused_total', 'DNS TCP connections closed at once, by reason (per_source: the source is at dns.tcp.maxConnectionsPerSource; global_full: at dns.tcp.maxConnections with none idle)',
+      metric(`gslbd_dns_${p}_refused_total`, `DNS ${P} connections closed at once, by reason (per_source: the source is at dns.tcp.maxConnectionsPerSource; global_full: at dns.tcp.maxConnections with none idle)`,
         'counter', byLabel('reason', this.refused)),
-      metric('gslbd_dns_tcp_evicted_total', 'Idle DNS TCP connections closed to make room for a new one at dns.tcp.maxConnections', 'counter',
+      metric(`gslbd_dns_${p}_evicted_total`, `Idle DNS ${P} connections closed to make room for a new one at dns.tcp.maxConnections`, 'counter',
         () => [{ labels: {}, value: this.evicted }]),
-      metric('gslbd_dns_tcp_timeouts_total', 'DNS TCP connections closed by a deadline, by kind (idle: dns.tcp.idleTimeout; message: a message not whole within dns.tcp.messageTimeout; write: an answer not read within it)',
+      metric(`gslbd_dns_${p}_timeouts_total`, `DNS ${P} connections closed by a deadline, by kind (idle: dns.tcp.idleTimeout; message: a message not whole within dns.tcp.messageTimeout; write: an answer not read within it)`,
         'counter', byLabel('kind', this.timeouts)),
-      metric('gslbd_dns_tcp_connections', 'Open DNS TCP connections', 'gauge', () => [{ labels: {}, value: this.open }]),
+      metric(`gslbd_dns_${p}_connections`, `Open DNS ${P} connections`, 'gauge', () => [{ labels: {}, value: this.open }]),
     ]) registry.registerMetric(m as never);
   }
 }
@@ -84,6 +89,8 @@ export class DnsMetrics {
   readonly buckets: Float64Array;
   /** the TCP listener's limit counters, registered with the query metrics */
   readonly tcp = new DnsTcpMetrics();
+  /** the DNS-over-TLS listener's (`dns.tls`), registered only when it runs */
+  readonly tls = new DnsTcpMetrics('tls');
   /**
    * `gslbd_dns_transfers_total{result}`: ok (the whole zone sent), refused (transfers off, over
    * UDP, unsigned while TSIG is required, not a served zone, a malformed request), notauth (a TSIG

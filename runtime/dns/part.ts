@@ -21,6 +21,8 @@ import { keysWithoutScope, transferScopes } from './transfer-scope.js';
 import { indexInSlices } from './zone-index.js';
 import { WorkerFeed, startWorkers } from './worker-feed.js';
 import { createNotifier } from './notify-setup.js';
+import { createDnsTls, type DnsTlsListener } from './tls-setup.js';
+import { fqdn } from './zone-index.js';
 import type { Notifier } from './notifier.js';
 import { logListening } from '../log/listening.js';
 import { Slicer, runSliced } from '../../core/apply/slicer.js';
@@ -30,6 +32,8 @@ declare module '../ports/parts.js' {
   interface Ports {
     /** the bound DNS port (UDP and TCP) */
     dnsPort?: number;
+    /** the bound DNS-over-TLS port (`dns.tls`) */
+    dnsTlsPort?: number;
     /** 'batched' when UDP goes through native/udp-batch, else 'dgram' */
     dnsUdpPath?: DnsUdpPath;
     /** the answer path (benchmarks call it without sockets) */
@@ -63,6 +67,8 @@ interface DnsState {
   /** the Uint32 cell of the shared round-robin counter */
   sequence: SharedArrayBuffer;
   feed: WorkerFeed;
+  /** the DNS-over-TLS listener to open (`dns.tls`) */
+  tls: DnsTlsListener | undefined;
 }
 
 // Per core, so several daemons in one process (tests) do not share state.
@@ -141,6 +147,9 @@ PARTS.push({
     const sequence = new Uint32Array(new SharedArrayBuffer(4));
     const metrics = new DnsMetrics();
     metrics.register(core.metrics);
+    // DNS over TLS (XoT, RFC 9103): the certificate and key read now, so a bad pair stops the setup
+    const tls = createDnsTls(cfg.dns);
+    if (tls) metrics.tls.register(core.metrics);
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
       config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
     }) : undefined;
@@ -155,8 +164,9 @@ PARTS.push({
       tsigKeys,
       ...(dnssec ? { dnssec } : {}),
       // the features' steps (the TXT feature's UPDATE), asked first
-      steps: takeDnsSteps(core, { servesZone: (z) => a.index().zones.has(z) }),
-      ...(transfer ? { transfer: new TransferStep(transfer, log) } : {}),
+      // the catalog zone is the server's own listing: no feature writes into it
+      steps: takeDnsSteps(core, { servesZone: (z) => a.index().zones.has(z) && fqdn(z) !== a.index().catalog?.zone.name }),
+      ...(transfer ? { transfer: new TransferStep(transfer, log, cfg.dns.axfr.tlsOnly) } : {}),
       versionTxt: () => core.holder.provenance.rdata,
       onUnserved: (row, reason) => (row.kind === 'txtrecord'
         ? log.warn({ txtRecordId: row.id, tenantId: row.tenantId, name: row.name, reason }, 'TXT record not served')
@@ -164,7 +174,7 @@ PARTS.push({
     });
     const feed = new WorkerFeed(core, a, new IndexImageWriter());
     core.ports.setRumSource = (src: RumSource) => { rum = src; src.onSample = (key, ip, ms, at) => { feed.rum(key, ip, ms, at); }; };
-    states.set(core, { answerer: a, metrics, sources, sequence: sequence.buffer as SharedArrayBuffer, feed });
+    states.set(core, { answerer: a, metrics, sources, sequence: sequence.buffer as SharedArrayBuffer, feed, tls });
     core.ports.dnsSerial = () => serial.current;
     core.ports.dnsAnswerer = a;
     // Precompute the DNS view right after each swap (and at start), off the query path.
@@ -219,12 +229,17 @@ PARTS.push({
       queryLog: cfg.dns.queryLog, log: core.log.child({ component: 'dns' }), metrics,
       maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000,
       tcp: tcpLimitsFromConfig(cfg.dns.tcp), reusePort: cfg.dns.workers > 0, udpCoalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
+      ...(state.tls ? { tls: state.tls } : {}),
     });
     if (cfg.dns.workers > 0) await startWorkers(core, feed, answerer, metrics, state.sequence, server);
     core.ports.dnsPort = server.port;
     core.ports.dnsUdpPath = server.udpPath;
     // UDP and TCP share the port (server.ts); one line per socket, like every other listener
     for (const proto of ['udp', 'tcp']) logListening(core.log, `dns ${proto}`, cfg.dns.listenAddr, server.port);
+    if (state.tls && server.tlsPort !== undefined) {
+      core.ports.dnsTlsPort = server.tlsPort;
+      logListening(core.log, 'dns tls', state.tls.listenAddr, server.tlsPort);
+    }
     return async () => {
       const w = feed.workers;
       feed.workers = undefined;

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import type { Logger } from '../log/logger.js';
 import type { Answerer } from './answer.js';
 import { batchSupport } from './batch-socket.js';
-import { createDispatch } from './dispatch.js';
+import { createDispatch, type Dispatch } from './dispatch.js';
 import type { DnsMetrics } from './metrics.js';
 import { tcpMessageHandler } from './tcp-dispatch.js';
 import { TCP_DEFAULTS, type TcpLimits } from './tcp-table.js';
@@ -40,6 +41,11 @@ export interface DnsServerOptions {
   reusePort?: boolean;
   /** dns.udpCoalesce in microseconds (batched path only; 0 or absent: off; docs/dns.md "Receive coalescing") */
   udpCoalesceUs?: number;
+  /**
+   * The DNS-over-TLS listener (`dns.tls`; docs/dns.md "Zone transfers over TLS"): the same answers
+   * as TCP, with the TCP limits, on its own address and port (0: a free one)
+   */
+  tls?: { listenAddr: string; port: number; context: SecureContext };
 }
 
 /** Which UDP path a listener uses. */
@@ -48,6 +54,8 @@ export type DnsUdpPath = 'batched' | 'dgram';
 /** A running DNS listener (UDP and TCP on the same port). */
 export interface DnsServer {
   port: number;
+  /** the bound DNS-over-TLS port; undefined without `tls` */
+  tlsPort: number | undefined;
   udpPath: DnsUdpPath;
   /**
    * Closes the UDP socket only: the main thread leaves the SO_REUSEPORT group once the DNS workers
@@ -105,6 +113,15 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   }
   o.log.info({ address: o.listenAddr, port, udpPath, ...(support.reason ? { batchUnavailable: support.reason } : {}) },
     `dns listening (udp path: ${udpPath})`);
+  let tls: Awaited<ReturnType<typeof listenTls>> | undefined;
+  try {
+    tls = o.tls ? await listenTls(d, o, o.tls) : undefined;
+  } catch (err) {
+    transport.closeConnections();
+    await new Promise<void>((r) => tcp.close(() => r()));
+    await udp.close();
+    throw err;
+  }
   let udpOpen = true;
   const leaveUdp = async () => {
     if (!udpOpen) return;
@@ -121,6 +138,7 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
   };
   return {
     port,
+    tlsPort: tls?.port,
     udpPath,
     leaveUdp,
     rejoinUdp,
@@ -128,7 +146,32 @@ export async function startDnsServer(answerer: Answerer, o: DnsServerOptions): P
       closed = true;
       transport.closeConnections();
       await new Promise<void>((r) => tcp.close(() => r()));
+      await tls?.close();
       await leaveUdp();
+    },
+  };
+}
+
+/**
+ * The DNS-over-TLS listener: the TCP transport with TLS (tcp-transport.ts), the same message
+ * handler and limits as TCP, its own connection table and `gslbd_dns_tls_*` counters. Listening
+ * fails the start (EADDRINUSE, EACCES on a port below 1024).
+ */
+async function listenTls(d: Dispatch, o: DnsServerOptions, t: NonNullable<DnsServerOptions['tls']>): Promise<{ port: number; close: () => Promise<void> }> {
+  const transport = createTcpTransport({ limits: { ...TCP_DEFAULTS, ...o.tcp }, metrics: o.metrics.tls, onMessage: tcpMessageHandler(d), tls: t.context });
+  const server = transport.server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(t.port, t.listenAddr, () => { server.off('error', reject); resolve(); });
+  });
+  server.on('error', (err) => o.log.error({ err }, 'dns tls server error'));
+  const port = (server.address() as { port: number }).port;
+  o.log.info({ address: t.listenAddr, port }, 'dns over tls listening');
+  return {
+    port,
+    close: async () => {
+      transport.closeConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     },
   };
 }

@@ -11,7 +11,7 @@ export class MalformedStep implements DnsStep {
   }
 }
 
-/** Anything but class IN, and a zone transfer no transfer step took (over UDP, or transfers off): REFUSED. */
+/** Anything but class IN, and a zone transfer no transfer step took (over UDP, transfers off, or plain TCP with `dns.axfr.tlsOnly`): REFUSED. */
 export class RefuseStep implements DnsStep {
   readonly name = 'refuse';
   readonly kinds = QUERY_KIND.OtherClass | QUERY_KIND.Transfer;

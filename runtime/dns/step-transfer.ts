@@ -22,19 +22,20 @@ const frame = (b: Buffer) => { const h = Buffer.allocUnsafe(2); h.writeUInt16BE(
 /**
  * Zone transfers (docs/dns.md "Zone transfers"): an AXFR or IXFR query over TCP goes to the
  * transfer handler (zone-transfer.ts), which streams its messages on the connection; a request it
- * declines is answered REFUSED (signed when the request was). Over UDP the step passes (the refuse
- * step answers REFUSED). A handler that fails closes the connection.
+ * declines is answered REFUSED (signed when the request was). Over UDP, and over plain TCP with
+ * `dns.axfr.tlsOnly`, the step passes (the refuse step answers REFUSED). A handler that fails closes the connection.
  */
 export class TransferStep implements DnsStep {
   readonly name = 'transfer';
   readonly kinds = QUERY_KIND.Transfer;
 
-  constructor(private readonly handler: TransferHandler, private readonly log: Logger) {}
+  /** `tlsOnly` (`dns.axfr.tlsOnly`): a request over plain TCP passes too, and the refuse step answers REFUSED */
+  constructor(private readonly handler: TransferHandler, private readonly log: Logger, private readonly tlsOnly = false) {}
 
   answer(x: QueryScope): StepResult {
     const stream = x.stream;
     const qt = x.q.qtype;
-    if (!stream || (qt !== TYPE.AXFR && qt !== TYPE.IXFR)) return PASS;
+    if (!stream || (qt !== TYPE.AXFR && qt !== TYPE.IXFR) || (this.tlsOnly && !stream.encrypted)) return PASS;
     return x.defer(this.work(stream, x.src));
   }
 

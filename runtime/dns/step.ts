@@ -60,6 +60,8 @@ export interface StreamReply {
   /** true once the backlog is small, false when the connection is gone or stalled */
   drained(timeoutMs: number): Promise<boolean>;
   close(): void;
+  /** true over DNS over TLS (`dns.tls`); `dns.axfr.tlsOnly` transfers only then */
+  readonly encrypted: boolean;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface TcpReply {
   send(b: Buffer): void;
   /** Closes the connection (an internal error while answering). */
   close(): void;
+  /** true on a DNS-over-TLS connection (a zone transfer with `dns.axfr.tlsOnly` needs one) */
+  readonly encrypted: boolean;
   /**
    * Resolves true once at most `TRANSFER_LOW_WATER` bytes wait to be sent (at once when that is
    * already so), false when the connection closed or `timeoutMs` passed first; on a timeout the
@@ -55,8 +57,11 @@ export class TcpConnection implements TcpReply {
   private readonly onDeadline = () => this.expire();
   private readonly onFlushed = () => { if (this.entry.unsentSince !== undefined && this.sock.writableLength === 0) this.sync(); };
   private readonly onSettled = () => { this.answering--; this.sync(); };
+  readonly encrypted: boolean;
 
   constructor(private readonly sock: Socket, private readonly src: string, private readonly ctx: TcpConnectionContext) {
+    // a TLSSocket says so (node:tls); a plain one has no such property
+    this.encrypted = (sock as { encrypted?: boolean }).encrypted === true;
     sock.setNoDelay(true);
     sock.on('data', (chunk: Buffer) => this.receive(chunk));
     sock.on('error', () => this.close());

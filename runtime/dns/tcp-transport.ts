@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Config } from '../config/types.js';
 import { parseDuration } from '../config/duration.js';
 import type { DnsTcpMetrics } from './metrics.js';
@@ -15,13 +16,19 @@ export interface TcpTransport {
   closeConnections(): void;
 }
 
+/** ALPN of DNS over TLS (RFC 7858; RFC 9103 §7.1 requires it for zone transfers over TLS). */
+export const DOT_ALPN = 'dot';
+
 /**
  * Creates the DNS-over-TCP server with its limits: per-source cap (refused at once), global cap
  * (the least recently active idle connection is evicted, or the new one refused when none is
  * idle), the message deadline and the idle timeout. Every complete message goes to `onMessage`.
  * Counts refusals, evictions, timeouts and open connections in `metrics`. Does not listen.
+ * With `tls` it is the DNS-over-TLS server (docs/dns.md "Zone transfers over TLS"): a connection
+ * is admitted (or refused) before its handshake, as a TCP one, then wrapped in TLS (ALPN "dot");
+ * the handshake runs under the idle timeout, and one that fails closes the connection.
  */
-export function createTcpTransport(o: { limits: TcpLimits; metrics: DnsTcpMetrics; onMessage: TcpMessageHandler }): TcpTransport {
+export function createTcpTransport(o: { limits: TcpLimits; metrics: DnsTcpMetrics; onMessage: TcpMessageHandler; tls?: SecureContext }): TcpTransport {
   const table = new TcpConnectionTable<TcpConnection>(o.limits, () => performance.now());
   const ctx = { table, metrics: o.metrics, onMessage: o.onMessage };
   const sockets = new Set<Socket>();
@@ -40,7 +47,8 @@ export function createTcpTransport(o: { limits: TcpLimits; metrics: DnsTcpMetric
     }
     sockets.add(sock);
     sock.once('close', () => sockets.delete(sock));
-    const c = new TcpConnection(sock, src, ctx);
+    const secureContext = o.tls;
+    const c = new TcpConnection(secureContext ? new TLSSocket(sock, { isServer: true, secureContext, ALPNProtocols: [DOT_ALPN] }) : sock, src, ctx);
     c.start(table.add(key, c));
     o.metrics.open = table.size;
   });

@@ -19,6 +19,8 @@ export interface BatchedUdpOptions {
    * for the reply. Returns false to answer the packet here after all.
    */
   forward?: (req: Buffer, src: string, send: (b: Buffer) => void) => boolean;
+  /** Other packets than UPDATE that go to `forward` (a DNS worker: the catalog zone's queries) */
+  forwards?: (req: Buffer) => boolean;
   /** dns.udpCoalesce in microseconds (0 or absent: off; docs/dns.md "Receive coalescing") */
   coalesceUs?: number;
 }
@@ -34,6 +36,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
   const { answerer, log } = d;
   let bs: BatchSocket | undefined;
   const forward = opts.forward;
+  const forwards = opts.forwards;
   const maxAge = d.maxQueryAgeUs;
   const onBatch = (count: number) => {
     const s = bs!;
@@ -49,7 +52,7 @@ export function batchedUdp(d: Dispatch, listenAddr: string, opts: BatchedUdpOpti
       if (maxAge > 0 && s.queueAgeUs(i) > maxAge) { d.stale(s.request(i)); continue; }
       const src = s.source(i);
       const req = s.request(i);
-      if (forward && isUpdate(req)) {
+      if (forward && (isUpdate(req) || (forwards !== undefined && forwards(req)))) {
         const family = s.sourceFamily(i);
         const addr = s.sourceBytes(i);
         const port = s.sourcePort(i);

@@ -6,6 +6,8 @@ import type { Logger } from '../log/logger.js';
 import { RumStore } from '../rum/port.js';
 import { emptySnapshot } from '../../core/snapshot/snapshot.js';
 import { Answerer } from './answer.js';
+import { questionUnder } from './catalog-zone.js';
+import { nameToWire, toFqdn } from '../net/dns-names.js';
 import type { IndexImage } from './index-image.js';
 import { IndexView } from './index-view.js';
 import { createDispatch } from './dispatch.js';
@@ -77,11 +79,14 @@ async function run(): Promise<void> {
   const metrics = new DnsMetrics(init.metrics);
   const d = createDispatch(a, { deadlineMs: parseDuration(cfg.dns.lookupDeadline) ?? 200, queryLog: cfg.dns.queryLog, log, metrics, maxQueryAgeMs: parseDuration(cfg.dns.maxQueryAge) ?? 1000 });
   const waiting = new Map<number, (b: Buffer) => void>();
+  const catalog = cfg.dns.catalog ? nameToWire(toFqdn(cfg.dns.catalog.zone)) : undefined;
   let nextId = 0;
   const udp = batchedUdp(d, cfg.dns.listenAddr, {
     reusePort: 'join',
     coalesceUs: parseMicros(cfg.dns.udpCoalesce) ?? 0,
-    forward: cfg.dns.update.enabled
+    // the catalog zone's queries too: the main thread keeps the catalog (docs/dns.md "Catalog zone")
+    ...(catalog ? { forwards: (req: Buffer) => questionUnder(req, catalog) } : {}),
+    forward: cfg.dns.update.enabled || catalog
       ? (req, src, send) => {
         const id = nextId++;
         waiting.set(id, send);

@@ -6,6 +6,7 @@ import { nameToWire } from './wire-reply.js';
 import { nameRules, unservedReason } from '../tenancy/names.js';
 import { txtRdata } from '../net/character-strings.js';
 import type { TxtRecordRow } from '../ports/txt-records.js';
+import { buildCatalog, type Catalog } from './catalog-zone.js';
 
 /** A zone the server is authoritative for: dns.domain, or a service domain outside it. */
 export interface Zone {
@@ -72,6 +73,8 @@ export interface ZoneIndex {
   txt: Map<string, TxtSet>;
   /** TXT rows left out (name not theirs, or outside every served zone), with why */
   unservedTxt: WeakMap<TxtRecordRow, string>;
+  /** the catalog zone (`dns.catalog.zone`, catalog-zone.ts) listing the other zones; it is in `zones` too */
+  catalog: Catalog | undefined;
 }
 
 /**
@@ -211,7 +214,11 @@ export function* zoneIndexSteps(s: Snapshot, cfg: Config, geo: GeoDeps, geoGener
   const { txt, unservedTxt } = indexTxt(s, zones, emptyNonTerminals, names, prev, onUnserved);
   const staticPlan = main ? planStatic(cfg, main.name, geo) : undefined;
   const delta = prev && reuse ? { from: prev.build, changed, reused } : undefined;
-  return { snapshot: s, geoGeneration, serial, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt, delta, uniqueNames: served === services.size, build: ++builds };
+  // the catalog lists the zones above and is served (and notified, and transferred) as one of them
+  const catalogName = cfg.dns.catalog?.zone ? fqdn(cfg.dns.catalog.zone) : undefined;
+  const catalog = catalogName && !zones.has(catalogName) ? buildCatalog(catalogName, zones.keys(), serial, cfg.dns.soa) : undefined;
+  if (catalog) zones.set(catalog.zone.name, catalog.zone);
+  return { snapshot: s, geoGeneration, serial, services, zones, emptyNonTerminals, main, staticPlan, plans, unserved, txt, unservedTxt, delta, uniqueNames: served === services.size, build: ++builds, catalog };
 }
 
 /** The served zone `name` falls in (the longest), or undefined. */

@@ -5,6 +5,7 @@ import { rowsOf } from '../../core/snapshot/snapshot.js';
 import type { TxtRecordRow } from '../ports/txt-records.js';
 import { TYPE } from './wire-reply.js';
 import type { Zone, ZoneIndex } from './zone-index.js';
+import { catalogRecords } from './catalog-zone.js';
 
 /**
  * One record of a zone as a transfer sends it. `rel` is the owner's labels below the zone apex in
@@ -109,6 +110,8 @@ function* tenantRows(ix: ZoneIndex, tenant: string): Generator<void, { services:
  * work; `buildZoneRecords` runs it at once, `zoneRecords` a slice per event-loop turn.
  */
 function* zoneRecordSteps(ix: ZoneIndex, zone: Zone, cfg: Config, scope: TransferScope): Generator<void, ZoneRecord[]> {
+  // the catalog zone (catalog-zone.ts): a tenant's key gets its apex only, as for a zone it has no names in
+  if (ix.catalog?.zone === zone) return catalogRecords(ix.catalog, scope === SYSTEM_SCOPE);
   const only = scope === SYSTEM_SCOPE ? undefined : yield* tenantRows(ix, scope);
   const owners = new Map<string, Owner>();
   const ownerOf = (name: string): Owner => {
