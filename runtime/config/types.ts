@@ -40,6 +40,8 @@ export interface Config {
       notify: { address: string; key?: string }[];
       /** wait for the first NOTIFY answer (a duration); doubles per retry */
       notifyTimeout: string;
+      /** past SOA serials the IXFR journal keeps differences for (0: none; docs/dns.md "Incremental transfers") */
+      journalSize: number;
     };
     update: { enabled: boolean; grants: { key: string; tenant: string; suffixes: string[] }[] };
     tcp: { idleTimeout: string; messageTimeout: string; maxConnections: number; maxConnectionsPerSource: number };
