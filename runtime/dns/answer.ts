@@ -1,3 +1,4 @@
+import { IxfrUdpStep } from './step-ixfr-udp.js';
 import type { Config } from '../config/types.js';
 import type { Snapshot } from '../../core/snapshot/snapshot.js';
 import type { Candidate, RumSource, Rng, StepTrace } from '../balancer/types.js';
@@ -88,6 +89,7 @@ export class Answerer {
     this.steps = answerChain({
       features: deps.steps ?? [],
       transfer: deps.transfer,
+      udpIxfr: deps.config.dns.axfr.enabled ? new IxfrUdpStep(deps.config.dns, names ? () => names : () => this.index()) : undefined,
       version: deps.versionTxt && versionName !== '' ? { name: versionName, txt: deps.versionTxt } : undefined,
       dnssec: deps.dnssec,
       names: names ? () => names : () => this.index(),

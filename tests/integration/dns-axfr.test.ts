@@ -86,8 +86,8 @@ test('the TSIG matrix with dig and kdig: no key, right keys (sha256, sha512), wr
     { name: 'right key, kdig', bin: 'kdig', args: ['-y', K256, 'example.test', 'AXFR'], want: 'zone' },
     { name: 'sha512 key, dig', bin: 'dig', args: ['-y', K512, 'example.test', 'AXFR'], want: 'zone' },
     { name: 'sha512 key, kdig', bin: 'kdig', args: ['-y', K512, 'example.test', 'AXFR'], want: 'zone' },
-    { name: 'IXFR, dig: the full zone', bin: 'dig', args: ['-y', K256, 'example.test', 'IXFR=1'], want: 'zone' },
-    { name: 'IXFR, kdig: the full zone', bin: 'kdig', args: ['-y', K256, 'example.test', 'IXFR=1'], want: 'zone' },
+    { name: 'IXFR from a serial the journal does not have (0), dig: the full zone', bin: 'dig', args: ['-y', K256, 'example.test', 'IXFR=0'], want: 'zone' },
+    { name: 'IXFR from a serial the journal does not have (0), kdig: the full zone', bin: 'kdig', args: ['-y', K256, 'example.test', 'IXFR=0'], want: 'zone' },
     { name: 'wrong secret, dig', bin: 'dig', args: ['-y', `hmac-sha256:xfr.example.test:${WRONG}`, 'example.test', 'AXFR'], want: /TSIG\s+hmac-sha256\.\s+\d+\s+300\s+0\s+\d+\s+BADSIG[\s\S]*Transfer failed/ },
     { name: 'wrong secret, kdig', bin: 'kdig', args: ['-y', `hmac-sha256:xfr.example.test:${WRONG}`, 'example.test', 'AXFR'], want: /BADSIG/ },
     { name: 'unknown key name, dig', bin: 'dig', args: ['-y', `hmac-sha256:nobody.example.test:${SECRET256}`, 'example.test', 'AXFR'], want: /nobody\.example\.test\.\s+0\s+ANY\s+TSIG\s+hmac-sha256\.\s+\d+\s+300\s+0\s+\d+\s+BADKEY[\s\S]*Transfer failed/ },
@@ -130,16 +130,23 @@ async function udpExchange(msg: Buffer, timeoutMs = 1000): Promise<Buffer | unde
   } finally { s.close(); }
 }
 
-test('over UDP: AXFR and IXFR are REFUSED, signed when the request was', async () => {
+test('over UDP: AXFR is REFUSED, IXFR gets the current SOA alone (RFC 1995 §2); signed when the request was', async () => {
   const key = tsigKeyring(KEYS as never).get('xfr.example.test.')!;
   for (const type of ['AXFR', 'IXFR'] as const) {
+    const want = type === 'AXFR' ? 5 : 0;
     const plain = await udpExchange(dnsPacket.encode({ type: 'query', id: 11, questions: [{ name: 'example.test', type }] }));
-    assert.equal(plain!.readUInt16BE(2) & 0xf, 5, `${type} unsigned: REFUSED`);
+    assert.equal(plain!.readUInt16BE(2) & 0xf, want, `${type} unsigned`);
     const now = Math.floor(Date.now() / 1000);
     const req = signRequest(dnsPacket.encode({ type: 'query', id: 12, questions: [{ name: 'example.test', type }] }), key, now);
     const signed = await udpExchange(req.msg);
-    assert.equal(signed!.readUInt16BE(2) & 0xf, 5, `${type} signed: REFUSED`);
-    assert.equal(verifyResponseStream([signed!], key, req.mac, now), undefined, `${type}: the REFUSED reply is signed`);
+    assert.equal(signed!.readUInt16BE(2) & 0xf, want, `${type} signed`);
+    assert.equal(verifyResponseStream([signed!], key, req.mac, now), undefined, `${type}: the reply is signed`);
+    if (type === 'IXFR') {
+      const answers = dnsPacket.decode(signed!).answers!;
+      assert.equal(answers.length, 1);
+      assert.equal(answers[0]!.type, 'SOA');
+      assert.equal((answers[0] as unknown as { data: { serial: number } }).data.serial, serial());
+    }
   }
 });
 

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestDaemon, api, type TestDaemon } from '../helpers/daemon.js';
-import { digText, makeService } from '../helpers/dns-tools.js';
+import dnsPacket from 'dns-packet';
+import { digText, makeService, udpExchange } from '../helpers/dns-tools.js';
 import { planCreateAll } from '../../core/plan/delta.js';
 import type { Row } from '../../core/model/types.js';
 
@@ -120,6 +121,17 @@ test('unsigned (requireTsig) is REFUSED; a tenant key gets only its own records 
   const to = serial();
   assertIncremental(await ixfr(from, KEY_A), from, to, [], [/^a1\.example\.test\. 300 IN TXT "tenant a"$/]);
   assertIncremental(await ixfr(from), from, to, [], [/^a1\.example\.test\. 300 IN TXT "tenant a"$/, /^op\.example\.test\. 300 IN TXT "operator"$/]);
+});
+
+test('over UDP (a DNS worker thread): the current SOA alone, signed; unsigned with requireTsig: REFUSED', async () => {
+  const text = await digText(port(), ['+notcp', '-y', KEY, 'example.test', `IXFR=${before1}`]);
+  const l = lines(text);
+  assert.equal(l.length, 1, text);
+  assert.match(l[0]!, soaLine(serial()));
+  assert.match(text, /\(UDP\)/);
+  assert.match(text, /\sTSIG\s/, 'signed');
+  const refused = await udpExchange(port(), dnsPacket.encode({ type: 'query', id: 7, questions: [{ name: 'example.test', type: 'IXFR' }] }));
+  assert.equal(refused.readUInt16BE(2) & 0xf, 5, 'REFUSED');
 });
 
 test('a restart keeps the journal', async () => {
