@@ -123,6 +123,27 @@ test('unsigned (requireTsig) is REFUSED; a tenant key gets only its own records 
   assertIncremental(await ixfr(from), from, to, [], [/^a1\.example\.test\. 300 IN TXT "tenant a"$/, /^op\.example\.test\. 300 IN TXT "operator"$/]);
 });
 
+test('a sliced apply records the same differences; a plan above the limit is a step without them, and the journal goes on after it', async () => {
+  const meta = { ttl: 300, origin: 'git' as const, revision: 'sliced', tenantId: 'default' };
+  const from = serial();
+  await d.core.applySliced(planCreateAll(d.core.holder.current, [{ kind: 'txtrecord', id: 'txt-sliced', name: 'sliced.example.test.', values: ['v'], ...meta }] as Row[], 'sliced'));
+  const mid = serial();
+  assertIncremental(await ixfr(from), from, mid, [], [/^sliced\.example\.test\. 300 IN TXT "v"$/]);
+  // 6,000 services in one plan (a git import): recorded without differences
+  const big: Row[] = [{ kind: 'pool', id: 'bigp', name: 'bigp', ...meta }, { kind: 'member', id: 'bigm', poolId: 'bigp', ipAddress: '198.18.0.1', port: 80, weight: 1, priority: 0, enabled: true, rumUrl: null, ...meta }];
+  for (let i = 0; i < 6000; i++) big.push({ kind: 'service', id: `big${i}`, name: `big${i}`, domain: `b${i}.big.example.test.`, algorithm: 'round-robin', chain: [], whenAllUnhealthy: 'all', asnRules: [], poolId: 'bigp', ...meta } as Row);
+  await d.core.applySliced(planCreateAll(d.core.holder.current, big, 'big'), { force: true });
+  await d.core.ports.applySettled?.();
+  const afterBig = serial();
+  const whole = lines(await ixfr(mid));
+  assert.ok(whole.length > 6000 && whole.filter((l) => / SOA /.test(l)).length === 2, 'across the large plan: the whole zone');
+  const r = await api(d.url, 'PUT', `/api/v1/members/${member}`, { ipAddress: '192.0.2.3' });
+  assert.equal(r.status, 200);
+  assertIncremental(await ixfr(afterBig), afterBig, serial(), [/^www\.example\.test\. 120 IN A 192\.0\.2\.2$/], [/^www\.example\.test\. 120 IN A 192\.0\.2\.3$/]);
+  const back = await api(d.url, 'PUT', `/api/v1/members/${member}`, { ipAddress: '192.0.2.2' });
+  assert.equal(back.status, 200);
+});
+
 test('over UDP (a DNS worker thread): the current SOA alone, signed; unsigned with requireTsig: REFUSED', async () => {
   const text = await digText(port(), ['+notcp', '-y', KEY, 'example.test', `IXFR=${before1}`]);
   const l = lines(text);
@@ -139,6 +160,9 @@ test('a restart keeps the journal', async () => {
   await d.stop();
   d = await start(path);
   assert.equal(serial(), now);
-  assertIncremental(await ixfr(before1), before1, now, [/^www\.example\.test\. 120 IN A 192\.0\.2\.1$/],
-    [/^a1\.example\.test\. 300 IN TXT "tenant a"$/, /^op\.example\.test\. 300 IN TXT "operator"$/, /^www\.example\.test\. 120 IN A 192\.0\.2\.2$/]);
+  // the journal reaches back only to the large plan now: before it, the whole zone
+  assert.ok(lines(await ixfr(before1)).length > 6000);
+  assertIncremental(await ixfr(now - 1), now - 1, now, [/^www\.example\.test\. 120 IN A 192\.0\.2\.3$/], [/^www\.example\.test\. 120 IN A 192\.0\.2\.2$/]);
+  // .2 → .3 → .2 condensed: nothing changed
+  assertIncremental(await ixfr(now - 2), now - 2, now, [], []);
 });
