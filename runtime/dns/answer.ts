@@ -1,8 +1,8 @@
-import { IxfrUdpStep } from './step-ixfr-udp.js';
 import type { Config } from '../config/types.js';
 import type { Snapshot } from '../../core/snapshot/snapshot.js';
 import type { Candidate, RumSource, Rng, StepTrace } from '../balancer/types.js';
 import { answerChain } from './answer-chain.js';
+import { IxfrUdpStep } from './step-ixfr-udp.js';
 import type { DnssecResponder } from './dnssec-answer.js';
 import type { AnswerHealth, GeoDeps } from './service-plan.js';
 import { QueryScope, type DnsStep, type PendingAnswer, type StreamReply } from './step.js';
