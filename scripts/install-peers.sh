@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite talks to as real peers (dig, kdig, named-checkzone, named (BIND as a secondary), knotd (Knot as a catalog consumer), dnspython, nats-server, gpg,
+# Installs the Debian packages the test suite talks to as real peers (dig, kdig, named-checkzone, named (BIND as a secondary), knotd (Knot as a secondary and a catalog consumer), dnspython, nats-server, gpg,
 # git, BIRD, dnsperf, gdnsd, Chromium, ping, ip and unshare (network namespaces), openssl, curl, sqlite3) and the compilers the native addons need.
 # Installs only what is missing; a machine that has them all is left alone. Needs root (or sudo).
 set -euo pipefail
@@ -23,5 +23,5 @@ fi
 systemctl stop gdnsd >/dev/null 2>&1 || true
 # BIND's named is started by the tests themselves (a secondary on a free port); its packaged service must not run.
 systemctl disable --now named >/dev/null 2>&1 || true
-# Knot's knotd likewise (started by tests/integration/dns-catalog.test.ts).
+# Knot's knotd likewise (a secondary started by the IXFR and catalog tests).
 systemctl disable --now knot >/dev/null 2>&1 || true

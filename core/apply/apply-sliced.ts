@@ -94,7 +94,7 @@ async function applyHeld(ctx: SlicedApplyContext, plan: Plan, opts: ApplyOptions
     meta = revisionMeta(plan, opts);
     seq = ctx.store.writeRevision(plan, now, meta);
     if (ctx.hooks) { await ctx.hooks.runInTransactionSliced(plan, opts, slicer); unchanged(); }
-    ctx.hooks?.runInTransaction(plan, opts);
+    ctx.hooks?.runInTransaction(plan, opts, next, prev);
     tx.commit(Boolean(ctx.checkpoint));
   } catch (err) {
     tx.rollback();

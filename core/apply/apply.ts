@@ -92,7 +92,7 @@ export function applyPlan(ctx: ApplyContext, plan: Plan, opts: ApplyOptions = {}
     ctx.store.transaction(() => {
       opts.inTransaction?.();
       if (recorded) seq = ctx.store.writePlan(plan, now, meta);
-      ctx.hooks?.runInTransaction(plan, opts);
+      ctx.hooks?.runInTransaction(plan, opts, next, prev);
     });
   } catch (err) {
     throw new GslbError('STORE_FAILED', `applying ${plan.revision} failed; nothing changed: ${(err as Error).message}`, { cause: err });

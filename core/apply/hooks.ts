@@ -13,8 +13,10 @@ export interface ApplyHook {
    * Runs inside the SQLite transaction that writes the plan, after its rows and revision record.
    * A throw rolls the whole transaction back and `applyPlan` fails with STORE_FAILED. Also runs
    * for an empty plan (which writes no rows), so a hook decides itself whether empty plans matter.
+   * `next` is the snapshot the plan makes (not yet current) and `prev` the current one: what a
+   * hook records in proportion to the plan (the DNS IXFR journal) reads both.
    */
-  inTransaction?(plan: Plan, opts: ApplyOptions): void;
+  inTransaction?(plan: Plan, opts: ApplyOptions, next: Snapshot, prev: Snapshot): void;
   /**
    * In a large plan applied in slices only: runs inside its transaction, after the rows and the
    * revision record and before `inTransaction`, and may yield through `slicer` (the transaction
@@ -52,8 +54,8 @@ export class ApplyHooks {
   }
 
   /** Runs every `inTransaction` hook; the caller holds the transaction. */
-  runInTransaction(plan: Plan, opts: ApplyOptions): void {
-    for (const h of [...this.list]) h.inTransaction?.(plan, opts);
+  runInTransaction(plan: Plan, opts: ApplyOptions, next: Snapshot, prev: Snapshot): void {
+    for (const h of [...this.list]) h.inTransaction?.(plan, opts, next, prev);
   }
 
   /** Runs every `inTransactionSliced` hook in turn; the caller holds the transaction. */

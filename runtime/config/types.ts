@@ -42,6 +42,8 @@ export interface Config {
       notifyTimeout: string;
       /** AXFR and IXFR only over TLS (`dns.tls`): over plain TCP they get REFUSED (docs/dns.md "Zone transfers over TLS") */
       tlsOnly: boolean;
+      /** past SOA serials the IXFR journal keeps differences for (0: none; docs/dns.md "Incremental transfers") */
+      journalSize: number;
     };
     /** the DNS-over-TLS listener (RFC 7858, XoT RFC 9103); unset: none */
     tls?: { certFile: string; keyFile: string; port: number; listenAddr?: string };

@@ -12,6 +12,7 @@ import type { GeoDeps } from './service-plan.js';
 import { tcpLimitsFromConfig } from './tcp-transport.js';
 import { tsigKeyring } from './tsig.js';
 import { ZoneSerial } from './zone-serial.js';
+import { IxfrJournal } from './ixfr-journal.js';
 import { IndexImageWriter } from './index-image.js';
 import { createDnssec } from './dnssec-setup.js';
 import { createTransferHandler } from './zone-transfer.js';
@@ -139,6 +140,9 @@ PARTS.push({
     let rum: RumSource = NO_RUM;
     const serial = new ZoneSerial(core.db);
     core.closers.push(core.applyHooks.add(serial.hook()));
+    // the IXFR journal: its hook reads the serial the serial's hook (registered first) advances to
+    const journal = cfg.dns.axfr.enabled && cfg.dns.axfr.journalSize > 0 ? new IxfrJournal(core.db, cfg, serial, () => core.holder.current, log) : undefined;
+    if (journal) { core.closers.push(core.applyHooks.add(journal.hook())); journal.rebuildLater(); }
     const tsigKeys = tsigKeyring(cfg.dns.axfr.tsigKeys);
     const geo: GeoDeps = { city, asn, endpointLocations: lb.geoip.endpointLocations };
     core.ports.dnsGeo = geo;
@@ -151,7 +155,7 @@ PARTS.push({
     const tls = createDnsTls(cfg.dns);
     if (tls) metrics.tls.register(core.metrics);
     const transfer = cfg.dns.axfr.enabled ? createTransferHandler({
-      config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs,
+      config: cfg, index: () => a.index(), keys: tsigKeys, scopes: transferScopes(cfg.dns), metrics, log, writeTimeoutMs: tcpLimitsFromConfig(cfg.dns.tcp).messageMs, journal,
     }) : undefined;
     // keys that used to transfer the whole zone and now transfer nothing (docs/dns.md "Who gets which records")
     if (transfer) for (const key of keysWithoutScope(cfg.dns)) log.warn({ key }, 'dns transfers signed with this TSIG key are refused: it has no tenant and no grant (set tenant: system for a secondary)');

@@ -191,7 +191,7 @@ function readQuestion(buf: Buffer, q: ParsedQuery): boolean {
 }
 
 /** Returns the offset after a (possibly compressed) name, or -1. */
-function skipName(buf: Buffer, off: number): number {
+export function skipName(buf: Buffer, off: number): number {
   const len = buf.length;
   for (let guard = 0; guard < 128; guard++) {
     if (off >= len) return -1;
@@ -204,7 +204,7 @@ function skipName(buf: Buffer, off: number): number {
   return -1;
 }
 
-function skipRecord(buf: Buffer, off: number): number {
+export function skipRecord(buf: Buffer, off: number): number {
   const n = skipName(buf, off);
   if (n < 0 || n + 10 > buf.length) return -1;
   const end = n + 10 + u16(buf, n + 8);

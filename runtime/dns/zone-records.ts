@@ -14,10 +14,10 @@ import { catalogRecords } from './catalog-zone.js';
  */
 export interface ZoneRecord { rel: Buffer; type: number; ttl: number; rdata: Buffer }
 
-const isUnder = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
+export const isUnder = (name: string, zone: string): boolean => name === zone || name.endsWith(`.${zone}`);
 
 /** Owner labels below `zone` in wire form (no terminating zero); `name` is at or under `zone`. */
-function relativeWire(name: string, zone: string): Buffer {
+export function relativeWire(name: string, zone: string): Buffer {
   const rel = name.slice(0, name.length - zone.length).replace(/\.$/, '');
   if (rel === '') return Buffer.alloc(0);
   const labels = rel.split('.');
@@ -28,7 +28,7 @@ function relativeWire(name: string, zone: string): Buffer {
 }
 
 /** Canonical order (RFC 4034 §6.1) of names under one apex: labels compared from the right. */
-const sortKey = (name: string, zone: string) => name.slice(0, name.length - zone.length).replace(/\.$/, '').split('.').reverse().join('\u0000');
+export const sortKey = (name: string, zone: string): string => name.slice(0, name.length - zone.length).replace(/\.$/, '').split('.').reverse().join('\u0000');
 
 interface Owner { key: string; rel: Buffer; a: Buffer[]; aaaa: Buffer[]; aTtl: number; txt: Buffer[]; txtTtl: number }
 

@@ -47,6 +47,14 @@ export class ZoneSerial {
   }
 
   /**
+   * Inside the transaction of a plan, after this hook's `inTransaction`: the serial the plan
+   * advances to, or undefined when it leaves the serial alone (the IXFR journal reads it).
+   */
+  get advancing(): number | undefined {
+    return this.pending;
+  }
+
+  /**
    * The serial the zones will be served with once `plan` is applied (what `hook()` will write):
    * for a large apply that builds the next zone index before its transaction.
    */

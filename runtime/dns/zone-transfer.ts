@@ -6,8 +6,11 @@ import type { DnsMetrics } from './metrics.js';
 import type { TransferHandler } from './step-transfer.js';
 import { TsigStreamSigner, appendTsig, verifyRequest, type TsigKeyring } from './tsig.js';
 import { DecodeStatus, ParsedQuery, decodeQuery } from './wire-query.js';
-import { nameToWire } from './wire-reply.js';
-import type { ZoneIndex } from './zone-index.js';
+import { TYPE, nameToWire } from './wire-reply.js';
+import type { Zone, ZoneIndex } from './zone-index.js';
+import { ixfrCurrent, ixfrRecords } from './ixfr-answer.js';
+import type { IxfrJournal } from './ixfr-journal.js';
+import { ixfrClientSerial } from './ixfr-request.js';
 import { SYSTEM_SCOPE, zoneRecords, type TransferScope, type ZoneRecord } from './zone-records.js';
 
 /**
@@ -127,6 +130,21 @@ export interface TransferDeps {
   writeTimeoutMs: number;
   /** wall clock in ms, for TSIG times (default Date.now) */
   now?: () => number;
+  /** the IXFR journal (ixfr-journal.ts); without it every IXFR gets the whole zone */
+  journal?: Pick<IxfrJournal, 'changes'> | undefined;
+}
+
+/**
+ * What an IXFR for `zone` from the client's serial gets (docs/dns.md "Incremental transfers"): the
+ * single SOA when the client is current, the condensed difference when the journal reaches back
+ * to its serial, else undefined (the whole zone, AXFR-style). `from` is undefined for a request
+ * without a readable SOA.
+ */
+function incremental(deps: TransferDeps, zone: Zone, serial: number, from: number | undefined, scope: TransferScope): { records: ZoneRecord[]; kind: string } | undefined {
+  if (from === undefined) return undefined;
+  if (from === serial) return { records: ixfrCurrent(zone), kind: 'current' };
+  const diff = deps.journal?.changes(zone.name, from, serial, scope === SYSTEM_SCOPE ? undefined : scope);
+  return diff && { records: ixfrRecords(zone, from, diff), kind: 'incremental' };
 }
 
 /**
@@ -135,7 +153,9 @@ export interface TransferDeps {
  * verifies (required when `dns.axfr.requireTsig`); everything else is declined, and the answer
  * path replies REFUSED or with the TSIG error. A signed request gets the records of its key's scope
  * (a tenant's names, or the whole zone for the operator's key; a key with no scope is declined),
- * an unsigned one (allowed without `requireTsig`) the whole zone. IXFR gets the same, AXFR-style.
+ * an unsigned one (allowed without `requireTsig`) the whole zone. An IXFR gets the single SOA
+ * when the client is current, the condensed difference from its serial when the journal has it
+ * (RFC 1995 §4, §5; a tenant's key: that tenant's records of it), else the same as an AXFR.
  * The records are those of `zoneRecords` at the serial current when the request arrived; messages are sent one
  * at a time, each signed when the request was (RFC 8945 §5.3.1), with a turn of the event loop
  * between them and a wait whenever the connection's backlog is large, so UDP answers keep flowing
@@ -167,7 +187,13 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     const zone = ix.zones.get(q.name);
     if (!zone) return false;
     const t0 = performance.now();
-    const records = await zoneRecords(ix, zone, deps.config, scope);
+    const from = q.qtype === TYPE.IXFR ? ixfrClientSerial(req, q) : undefined;
+    // the catalog zone's records come from the set of zones, not from rows: the journal holds no
+    // difference of it, so an IXFR of it gets the whole zone (or the single SOA when current)
+    const inc = q.qtype !== TYPE.IXFR ? undefined
+      : ix.catalog?.zone === zone ? (from === ix.serial ? { records: ixfrCurrent(zone), kind: 'current' } : undefined)
+        : incremental(deps, zone, ix.serial, from, scope);
+    const records = inc?.records ?? await zoneRecords(ix, zone, deps.config, scope);
     const enc = new TransferEncoder(req, q, zone.name, records, payloadSize);
     let messages = 0;
     while (!enc.done) {
@@ -184,7 +210,8 @@ export function createTransferHandler(deps: TransferDeps): TransferHandler {
     }
     deps.metrics.transfers.ok++;
     deps.log.info({
-      zone: zone.name, src, type: q.qtype === 251 ? 'IXFR' : 'AXFR', scope, serial: ix.serial, records: records.length, messages,
+      zone: zone.name, src, type: q.qtype === TYPE.IXFR ? 'IXFR' : 'AXFR', ...(q.qtype === TYPE.IXFR ? { from, answer: inc?.kind ?? 'whole zone' } : {}),
+      scope, serial: ix.serial, records: records.length, messages,
       ms: Math.round(performance.now() - t0), tsigKey: keyName,
     }, 'dns zone transfer');
     return true;
