@@ -105,7 +105,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     lease = startGitLease({ link, names, ttlMs, log, metrics });
     const flush = () => void config?.flush();
     canary = core.ports.configSyncExtension?.(core, { link, names, ledger, live, lease, metrics, log, heartbeatMs: intervalMs, applyTimeoutMs, flush });
-    const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs });
+    const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs, lease });
     config = sync;
     state.config = () => ({ enabled: true, ...sync.status() });
     state.gitLeader = lease; core.ports.gitLeader = lease;
