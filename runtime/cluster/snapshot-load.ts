@@ -50,6 +50,7 @@ export async function loadSnapshotIfBehind(
     hold.release();
   }
   deps.metrics.snapshots.inc({ direction: 'loaded' });
+  deps.metrics.snapshotSeq.set(rec.seq);
   log.info({ seq: rec.seq, rows: snap.rows.length, changes, ms: Date.now() - started }, 'config snapshot applied; replaying the stream after it');
   return rec;
 }
