@@ -91,13 +91,14 @@ export interface SnapshotPolicy { every: number; intervalMs: number; keep: numbe
 
 /**
  * Whether to write a snapshot now: `every` sequences past the newest snapshot (from the start of
- * the stream when there is none), or `intervalMs` since it with at least one sequence past it.
+ * the stream when there is none), or `intervalMs` since it (since `since`, when the writer started,
+ * when there is none) with at least one sequence past it.
  */
-export function snapshotDue(p: SnapshotPolicy, lastSeq: number, newest: { seq: number; at: number } | undefined, now: number): boolean {
+export function snapshotDue(p: SnapshotPolicy, lastSeq: number, newest: { seq: number; at: number } | undefined, now: number, since = 0): boolean {
   const base = newest?.seq ?? 0;
   if (lastSeq <= base) return false;
   if (p.every > 0 && lastSeq - base >= p.every) return true;
-  return p.intervalMs > 0 && now - (newest?.at ?? 0) >= p.intervalMs;
+  return p.intervalMs > 0 && now - (newest?.at ?? since) >= p.intervalMs;
 }
 
 /** The first sequence kept in the stream once a snapshot at `seq` exists: `keep` sequences at or below it stay. */

@@ -37,6 +37,7 @@ export function startSnapshotWriter(deps: {
   let newest: SnapshotRecord | undefined;
   let running: Promise<SnapshotRecord | string> | undefined;
   let stopped = false;
+  const since = Date.now();
 
   const write = async (): Promise<SnapshotRecord | string> => {
     const started = Date.now();
@@ -86,7 +87,7 @@ export function startSnapshotWriter(deps: {
     if (stopped || running || !link.up || !deps.lease.holds()) return;
     try {
       newest = await readSnapshotRecord(link, names);
-      if (!snapshotDue(policy, ledger.lastSeq(), newest, Date.now())) return;
+      if (!snapshotDue(policy, ledger.lastSeq(), newest, Date.now(), since)) return;
       const r = await writeNow();
       if (typeof r === 'string') log.debug({ reason: r }, 'config snapshot not written');
     } catch (err) {

@@ -32,6 +32,8 @@ test('a snapshot is due every N sequences or after the interval with something n
   assert.equal(snapshotDue(p, 1500, { seq: 1000, at: 0 }, 59_999), false);
   assert.equal(snapshotDue(p, 1500, { seq: 1000, at: 0 }, 60_000), true, 'interval passed, new plans');
   assert.equal(snapshotDue(p, 1000, { seq: 1000, at: 0 }, 600_000), false, 'nothing new');
+  assert.equal(snapshotDue(p, 5, undefined, 59_999 + 1_000, 1_000), false, 'no snapshot yet: the interval counts from the writer\'s start');
+  assert.equal(snapshotDue(p, 5, undefined, 60_000 + 1_000, 1_000), true);
   assert.equal(snapshotDue({ every: 0, intervalMs: 0, keep: 0 }, 10_000, undefined, 1e12), false, 'both triggers off');
   assert.equal(purgePoint(1000, 100), 901);
   assert.equal(purgePoint(1000, 0), 1001);
