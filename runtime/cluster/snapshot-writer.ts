@@ -65,7 +65,7 @@ export function startSnapshotWriter(deps: {
   const compact = async (rec: SnapshotRecord): Promise<number> => {
     const jsm = link.jsm;
     if (!jsm) throw new Error('nats not connected');
-    await jsm.streams.purge(names.configStream, { filter: names.configSubject, seq: rec.purgedBelow });
+    if (rec.purgedBelow > 1) await jsm.streams.purge(names.configStream, { filter: names.configSubject, seq: rec.purgedBelow });
     const os = await link.objectStore(names.plansBucket);
     let removed = 0;
     for (const info of await os.list()) {

@@ -47,7 +47,8 @@ async function run(plans: number, snapshot: boolean): Promise<void> {
     const joinMs = Date.now() - started;
     const same = rowsDigest(a.core.db).sha256 === rowsDigest(b.core.db).sha256;
     const messages = (await jsm.streams.info('SVC_cfg')).state.messages;
-    console.log(`compaction plans=${plans} mode=${snapshot ? 'snapshot' : 'replay'} join=${joinMs}ms streamMessages=${messages} rows=${rowsDigest(b.core.db).rows} sameRows=${same}`);
+    const loaded = b.logs.lines.find((l) => l.msg === 'config snapshot applied; replaying the stream after it') as { ms: number } | undefined;
+    console.log(`compaction plans=${plans} mode=${snapshot ? 'snapshot' : 'replay'} join=${joinMs}ms snapshotLoad=${loaded ? `${loaded.ms}ms` : '-'} streamMessages=${messages} rows=${rowsDigest(b.core.db).rows} sameRows=${same}`);
   } finally {
     for (const d of nodes) await d.stop().catch(() => undefined);
     await nc.close();
