@@ -6,7 +6,8 @@
  * which writes snapshots of its rows as it goes and purges the stream below them. A node that
  * joins empty loads the newest snapshot, replays only the tail, serves DNS and ends with A's rows
  * and ids; a node that was stopped and fell behind the purge point loads it too and drops the rows
- * deleted meanwhile. `GSLBD_COMPACT_PLANS` changes the history's length (BENCHMARKS.md).
+ * deleted meanwhile; a running node that was paused while the stream was purged past it notices the
+ * purge when it resumes and loads the snapshot too. `GSLBD_COMPACT_PLANS` changes the history's length (BENCHMARKS.md).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +17,9 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { Kvm } from '@nats-io/kv';
 import { rmSync } from 'node:fs';
-import { startNats, stopAllNats, waitFor, type NatsServer } from '../helpers/nats.js';
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { call, spawnGslbd, startNats, stopAllGslbd, stopAllNats, waitFor, type NatsServer } from '../helpers/nats.js';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeService, untilAnswers } from '../helpers/dns-tools.js';
 import { publishHistory, rowsDigest } from '../helpers/config-plans.js';
@@ -37,6 +40,7 @@ after(async () => {
   for (const d of daemons) await d.stop().catch(() => undefined);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   for (const nc of conns) await nc.close().catch(() => undefined);
+  await stopAllGslbd();
   await stopAllNats();
 });
 
@@ -152,4 +156,33 @@ test('a node stopped before a purge loads the snapshot when it returns, and drop
   assert.ok(rec.seq > first);
   assert.equal(c2.core.holder.current.rows.get('pool')?.has('bh-1'), false, 'the pool deleted while C was away is gone');
   assert.deepEqual(rowsDigest(c2.core.db), rowsDigest(a.core.db));
+});
+
+test('a running node overtaken by a purge (paused meanwhile) loads the snapshot when it resumes instead of skipping what was purged', async () => {
+  const nats = await startNats();
+  const { js, jsm, record } = await bus(nats);
+  const a = await startTestDaemon({ node: { id: 'a' }, cluster: { id: 'test-cluster' }, state: state(nats, { every: 100, keep: 10 }) });
+  daemons.push(a);
+  await waitFor('A connected and holding the lease', () => clusterOf(a).connected() && clusterOf(a).gitLeader.holds(), 20_000);
+  await waitFor('the config stream exists', async () => { try { await jsm.streams.info(STREAM); return true; } catch { return false; } }, 20_000, 100);
+  const p = await spawnGslbd('p', state(nats, { every: 100, keep: 10 }));
+  const first = await publishHistory(js, 'svc.cfg.test-cluster', 0, 8, 'run');
+  await waitFor('P applied the first plans', async () => (await call(p.url, 'GET', '/api/v1/cluster')).body.config?.lastSeq === first, 60_000, 50);
+  p.proc!.kill('SIGSTOP');
+  let last: number;
+  try {
+    last = await publishHistory(js, 'svc.cfg.test-cluster', 8, 400, 'run');
+    await waitFor('A applied them', () => clusterOf(a).config().lastSeq === last, LONG_MS, 50);
+    await waitFor('a snapshot purged past P', async () => { const r = await record('test-cluster'); return r && r.purgedBelow > first + 1 ? r : undefined; }, LONG_MS, 100);
+  } finally {
+    p.proc!.kill('SIGCONT');
+  }
+  await waitFor('P caught up', async () => (await call(p.url, 'GET', '/api/v1/cluster')).body.config?.lastSeq === last, LONG_MS, 100);
+  assert.match(readFileSync(join(p.dir, 'gslbd.log'), 'utf8'), /config snapshot applied; replaying the stream after it/);
+  const pdb = new Database(join(p.dir, 'gslbd.db'), { readonly: true });
+  try {
+    assert.deepEqual(rowsDigest(pdb), rowsDigest(a.core.db));
+  } finally {
+    pdb.close();
+  }
 });
