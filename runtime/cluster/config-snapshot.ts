@@ -117,30 +117,45 @@ export function snapshotHead(h: SnapshotHeader, ledger: readonly LedgerEntry[]):
 export interface ParsedSnapshot { header: SnapshotHeader; ledger: LedgerEntry[]; rows: { row: Row; json: string }[] }
 
 /**
- * Parses a snapshot object's text as steps (a pause between rows: the caller slices them).
- * Errors: throws on a header, ledger line or row that is not what the format says.
+ * Parses a snapshot object's bytes as steps, one line at a time (a pause between lines: the caller
+ * slices them, so no turn decodes or splits the whole object). Errors: throws on a header, ledger
+ * line or row that is not what the format says, or on more or fewer lines than the header says.
  */
-export function* parseSnapshotSteps(text: string): Generator<void, ParsedSnapshot, void> {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const header = JSON.parse(lines[0] ?? 'null') as SnapshotHeader;
+export function* parseSnapshotSteps(data: Uint8Array): Generator<void, ParsedSnapshot, void> {
+  const dec = new TextDecoder();
+  let pos = 0;
+  let n = 0;
+  const line = (): string | undefined => {
+    if (pos >= data.length) return undefined;
+    let end = data.indexOf(10, pos);
+    if (end < 0) end = data.length;
+    const text = dec.decode(data.subarray(pos, end));
+    pos = end + 1;
+    n++;
+    return text;
+  };
+  const header = JSON.parse(line() ?? 'null') as SnapshotHeader;
   if (header?.snapshot !== 1 || !isSeq(header.seq) || !isSeq(header.ledger) || !isSeq(header.rows)) throw new Error('not a config snapshot (bad header)');
-  if (lines.length !== 1 + header.ledger + header.rows) throw new Error(`config snapshot of ${lines.length} lines, the header says ${1 + header.ledger + header.rows}`);
+  const short = () => new Error(`config snapshot of ${n} lines, the header says ${1 + header.ledger + header.rows}`);
   const ledger: LedgerEntry[] = [];
-  for (let i = 1; i <= header.ledger; i++) {
-    const e = JSON.parse(lines[i]!) as LedgerEntry;
-    if (!Array.isArray(e) || !isSeq(e[0]) || typeof e[1] !== 'string' || typeof e[2] !== 'string' || !isSeq(e[3])) throw new Error(`config snapshot ledger line ${i} is malformed`);
+  for (let i = 0; i < header.ledger; i++) {
+    const text = line();
+    if (text === undefined) throw short();
+    const e = JSON.parse(text) as LedgerEntry;
+    if (!Array.isArray(e) || !isSeq(e[0]) || typeof e[1] !== 'string' || typeof e[2] !== 'string' || !isSeq(e[3])) throw new Error(`config snapshot ledger line ${n} is malformed`);
     ledger.push(e);
     yield;
   }
   const rows: { row: Row; json: string }[] = [];
-  for (let i = 1 + header.ledger; i < lines.length; i++) {
-    const json = lines[i]!;
+  for (let i = 0; i < header.rows; i++) {
+    const json = line();
+    if (json === undefined) throw short();
     const row = JSON.parse(json) as Row;
-    if (typeof row?.kind !== 'string' || typeof row.id !== 'string') throw new Error(`config snapshot row line ${i} has no kind or id`);
+    if (typeof row?.kind !== 'string' || typeof row.id !== 'string') throw new Error(`config snapshot row line ${n} has no kind or id`);
     rows.push({ row, json });
     yield;
   }
+  if (line() !== undefined) throw new Error(`config snapshot has more lines than the ${1 + header.ledger + header.rows} its header says`);
   return { header, ledger, rows };
 }
 

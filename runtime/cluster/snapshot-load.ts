@@ -34,7 +34,7 @@ export async function loadSnapshotIfBehind(
   log.info({ seq: rec.seq, rows: rec.rows, bytes: rec.ref.size, lastSeq: last, purgedBelow: rec.purgedBelow }, 'config snapshot loading');
   const data = await fetchPlanObject(link, rec.ref, Math.max(FETCH_MIN_MS, deps.timeoutMs));
   const slicer = new Slicer(10);
-  const snap = await runSliced(parseSnapshotSteps(new TextDecoder().decode(data)), slicer);
+  const snap = await runSliced(parseSnapshotSteps(data), slicer);
   if (snap.header.seq !== rec.seq || snap.header.cluster !== names.cluster) throw new Error(`config snapshot ${rec.ref.name} is of ${snap.header.cluster} at seq ${snap.header.seq}, the record says ${names.cluster} at ${rec.seq}`);
   const hold = await core.applyGate.acquire();
   let changes = 0;

@@ -31,24 +31,28 @@ export async function readSnapshot(path: string, who: { cluster: string; node: s
     if (!last) return { skip: 'nothing applied yet' };
     const baking = db.prepare("SELECT revision FROM cluster_canary WHERE phase = 'baking' LIMIT 1").pluck().get() as string | undefined;
     if (baking !== undefined) return { skip: `canary revision ${baking} is baking` };
-    const ledger: LedgerEntry[] = [];
-    for (const r of db.prepare('SELECT seq, revision, origin_node, changes FROM cluster_applied ORDER BY seq').raw().iterate() as Iterable<LedgerEntry>) {
-      ledger.push(r);
-      await slicer.maybePause();
-    }
+    const ledgerCount = db.prepare('SELECT COUNT(*) FROM cluster_applied').pluck().get() as number;
     const rowCount = db.prepare('SELECT COUNT(*) FROM resources').pluck().get() as number;
-    const header: SnapshotHeader = { snapshot: 1, cluster: who.cluster, seq: last.seq, revision: last.revision, node: who.node, at: now, ledger: ledger.length, rows: rowCount };
-    const texts: string[] = [snapshotHead(header, ledger)];
+    const header: SnapshotHeader = { snapshot: 1, cluster: who.cluster, seq: last.seq, revision: last.revision, node: who.node, at: now, ledger: ledgerCount, rows: rowCount };
+    const texts: string[] = [snapshotHead(header, [])];
     let part = '';
-    let rows = 0;
-    for (const data of db.prepare('SELECT data FROM resources ORDER BY rowid').pluck().iterate() as Iterable<string>) {
-      part += `${data}\n`;
-      rows++;
+    const add = async (line: string) => {
+      part += `${line}\n`;
       if (part.length >= PART_CHARS) { texts.push(part); part = ''; }
       await slicer.maybePause();
+    };
+    let entries = 0;
+    for (const r of db.prepare('SELECT seq, revision, origin_node, changes FROM cluster_applied ORDER BY seq').raw().iterate() as Iterable<LedgerEntry>) {
+      await add(JSON.stringify(r));
+      entries++;
+    }
+    let rows = 0;
+    for (const data of db.prepare('SELECT data FROM resources ORDER BY rowid').pluck().iterate() as Iterable<string>) {
+      await add(data);
+      rows++;
     }
     if (part !== '') texts.push(part);
-    if (rows !== rowCount) throw new Error(`read ${rows} rows, counted ${rowCount}`);
+    if (rows !== rowCount || entries !== ledgerCount) throw new Error(`read ${entries} ledger entries and ${rows} rows, counted ${ledgerCount} and ${rowCount}`);
     db.exec('COMMIT');
     const { bytes, sha256 } = await messageBytes(texts);
     return { bytes, sha256, seq: last.seq, revision: last.revision, rows };

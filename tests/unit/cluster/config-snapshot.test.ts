@@ -9,6 +9,11 @@ import { planObjectName } from '../../../runtime/cluster/plan-ref.js';
 import { runAtOnce } from '../../../core/apply/slicer.js';
 import { emptySnapshot, nextSnapshot } from '../../../core/snapshot/snapshot.js';
 import type { Row } from '../../../core/model/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../../runtime/store/db.js';
+import { readSnapshot } from '../../../runtime/cluster/snapshot-read.js';
 
 const SHA = 'ab'.repeat(32);
 const rec = (seq: number, purgedBelow: number): SnapshotRecord => ({
@@ -64,13 +69,16 @@ test('a snapshot reads back as written: header, ledger, rows with their stored t
   const rows = [pool('p1', 'one'), pool('p2', 'two')];
   const text = snapshotHead({ snapshot: 1, cluster: 'c', seq: 9, revision: 'r9', node: 'a', at: 1, ledger: 2, rows: 2 }, [[3, 'r3', 'a', 1], [9, 'r9', 'b', 1]])
     + rows.map((r) => `${JSON.stringify(r)}\n`).join('');
-  const s = runAtOnce(parseSnapshotSteps(text));
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const s = runAtOnce(parseSnapshotSteps(enc(text)));
   assert.equal(s.header.seq, 9);
   assert.deepEqual(s.ledger, [[3, 'r3', 'a', 1], [9, 'r9', 'b', 1]]);
   assert.deepEqual(s.rows.map((r) => r.row), rows);
   assert.equal(s.rows[0]!.json, JSON.stringify(rows[0]));
-  assert.throws(() => runAtOnce(parseSnapshotSteps(text.split('\n').slice(0, 3).join('\n'))), /lines/);
-  assert.throws(() => runAtOnce(parseSnapshotSteps('{"x":1}\n')), /header/);
+  assert.throws(() => runAtOnce(parseSnapshotSteps(enc(text.split('\n').slice(0, 3).join('\n')))), /lines/);
+  assert.throws(() => runAtOnce(parseSnapshotSteps(enc(`${text}{"kind":"pool","id":"p9"}\n`))), /more lines/);
+  assert.throws(() => runAtOnce(parseSnapshotSteps(enc('{"x":1}\n'))), /header/);
+  assert.deepEqual(runAtOnce(parseSnapshotSteps(enc(text.slice(0, -1)))).rows.length, 2, 'the last newline is optional');
 });
 
 test('the snapshot plan creates what is missing, updates what differs, deletes the rest only for a node that had a position, and leaves config rows', () => {
@@ -83,4 +91,31 @@ test('the snapshot plan creates what is missing, updates what differs, deletes t
   assert.deepEqual(behind.plan.counts, { create: 1, update: 1, delete: 1 });
   const empty = runAtOnce(snapshotPlanSteps(current, snap, 'snapshot:9', false));
   assert.deepEqual(empty.plan.changes.map((c) => `${c.op} ${c.id}`), ['update p1', 'create p3']);
+});
+
+test('the reader takes the rows and the ledger of one committed state, on its own connection, and skips while a canary revision bakes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gslbd-snap-'));
+  try {
+    const path = join(dir, 'gslbd.db');
+    const db = openDatabase(path);
+    const who = { cluster: 'c', node: 'a' };
+    assert.deepEqual(await readSnapshot(path, who), { skip: 'nothing applied yet' });
+    const rows = [pool('p1', 'one'), pool('p2', 'two')];
+    const ins = db.prepare("INSERT INTO resources (kind, id, tenant_id, data, origin, revision, created_at, updated_at) VALUES ('pool', ?, 'default', ?, 'api', 'r', 0, 0)");
+    for (const r of rows) ins.run(r.id, JSON.stringify(r));
+    db.prepare("INSERT INTO cluster_applied (seq, revision, origin_node, changes, applied_at) VALUES (4, 'r4', 'b', 1, 0), (7, 'r7', 'a', 1, 0)").run();
+    const r = await readSnapshot(path, who, 123);
+    assert.ok(!('skip' in r));
+    assert.equal(r.seq, 7);
+    assert.equal(r.rows, 2);
+    const back = runAtOnce(parseSnapshotSteps(r.bytes));
+    assert.deepEqual(back.header, { snapshot: 1, cluster: 'c', seq: 7, revision: 'r7', node: 'a', at: 123, ledger: 2, rows: 2 });
+    assert.deepEqual(back.ledger, [[4, 'r4', 'b', 1], [7, 'r7', 'a', 1]]);
+    assert.deepEqual(back.rows.map((x) => x.json), rows.map((x) => JSON.stringify(x)));
+    db.prepare("INSERT INTO cluster_canary (revision, seq, spec, origin_node, phase) VALUES ('c1', 8, '{}', 'a', 'baking')").run();
+    assert.deepEqual(await readSnapshot(path, who), { skip: 'canary revision c1 is baking' });
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
