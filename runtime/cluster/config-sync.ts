@@ -42,8 +42,6 @@ export function startConfigSync(deps: {
   lease: GitLeader;
 }): {
   flush: () => Promise<void>;
-  /** writes a snapshot now (on any node; tests and benchmarks): its record, or why none was written */
-  snapshot: () => Promise<unknown>;
   status: () => { lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined; holding: { revision: string; seq: number; messages: number } | undefined };
   stop: () => void;
 } {
@@ -74,7 +72,6 @@ export function startConfigSync(deps: {
 
   return {
     flush: publisher.flush,
-    snapshot: () => writer?.writeNow() ?? Promise.resolve('an in-memory database has no snapshot'),
     status: () => {
       const c = consumer.status();
       return { lastSeq: c.lastSeq, lastRevision: c.lastRevision, outbox: ledger.pendingCount(), stalled: c.stalled, holding: c.holding };

@@ -27,7 +27,7 @@ export function planObjectRevision(clusterToken: string, name: string): string |
  * backwards), then purges the cluster's subject below the purge point (`policy.keep` sequences
  * below the snapshot stay for nodes a little behind) and deletes the plan objects of the purged
  * plans and the older snapshots. One write at a time; a failure is logged and tried again at the
- * next check. `writeNow` writes one at once (tests, benchmarks).
+ * next check. `writeNow` writes one at once, whether due or not: the record, or why none was written.
  */
 export function startSnapshotWriter(deps: {
   dbPath: string; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; lease: GitLeader; policy: SnapshotPolicy;
