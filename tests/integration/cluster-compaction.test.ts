@@ -178,7 +178,8 @@ test('a running node overtaken by a purge (paused meanwhile) loads the snapshot 
     p.proc!.kill('SIGCONT');
   }
   await waitFor('P caught up', async () => (await call(p.url, 'GET', '/api/v1/cluster')).body.config?.lastSeq === last, LONG_MS, 100);
-  assert.match(readFileSync(join(p.dir, 'gslbd.log'), 'utf8'), /config snapshot applied; replaying the stream after it/);
+  // the log file is written asynchronously: wait for the line rather than read it once
+  await waitFor('P logged the snapshot it applied', () => readFileSync(join(p.dir, 'gslbd.log'), 'utf8').includes('config snapshot applied; replaying the stream after it'), 30_000, 100);
   const pdb = new Database(join(p.dir, 'gslbd.db'), { readonly: true });
   try {
     assert.deepEqual(rowsDigest(pdb), rowsDigest(a.core.db));
