@@ -26,6 +26,14 @@ export interface ConfigConsumer {
   stop(): void;
 }
 
+/** The consumer's side of compaction (docs/cluster.md "Compaction"; snapshot-load.ts). */
+export interface ConsumerSnapshots {
+  /** loads the newest snapshot when this node is empty or behind the purge point; true when it did. Throws when it cannot. */
+  catchUp(): Promise<boolean>;
+  /** true when the messages from `seq` on were purged before this node read them (it must load the snapshot) */
+  purgedFrom(seq: number): Promise<boolean>;
+}
+
 /**
  * The config-stream consumer: an ordered consumer from the last applied sequence + 1 (no durable
  * consumer needed: the ledger is the position). Messages the gate cannot parse (not plans, nor
@@ -41,7 +49,7 @@ export interface ConfigConsumer {
  */
 export function startConfigConsumer(deps: {
   link: NatsLink; names: ClusterNames; ledger: ConfigLedger; gate: ConfigGate;
-  metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number;
+  metrics: ClusterMetrics; log: Logger; applyTimeoutMs: number; snapshots?: ConsumerSnapshots;
 }): ConfigConsumer {
   const { link, names, ledger, metrics, log } = deps;
   const st: ConsumerStatus = { lastSeq: ledger.lastSeq(), lastRevision: ledger.lastRevision(), stalled: undefined, holding: undefined };
@@ -86,6 +94,9 @@ export function startConfigConsumer(deps: {
       return m.seq <= ledger.lastSeq() ? undefined : item;
     }
     if (m.seq <= ledger.lastSeq()) return undefined;
+    // applied already (published twice, or carried by a snapshot): skipped without its object,
+    // which compaction may have removed with the first message
+    if (ledger.seqOf(ref.revision) !== undefined) return undefined;
     try {
       const data = await fetchPlanObject(link, ref.ref, deps.applyTimeoutMs);
       metrics.byReference.inc({ direction: 'received' });
@@ -120,6 +131,18 @@ export function startConfigConsumer(deps: {
     consuming = true;
     try {
       while (!stopped && link.up && link.js) {
+        try {
+          if (deps.snapshots && await deps.snapshots.catchUp()) {
+            st.lastSeq = ledger.lastSeq(); st.lastRevision = ledger.lastRevision(); st.stalled = undefined;
+            metrics.configSeq.set({ peer: names.node }, st.lastSeq);
+          }
+        } catch (err) {
+          st.stalled = `config snapshot: ${(err as Error).message}`;
+          metrics.applyFailures.inc();
+          log.error({ err }, 'config snapshot could not be loaded; retrying later');
+          await sleep(Math.max(1_000, deps.applyTimeoutMs));
+          continue;
+        }
         const startSeq = ledger.lastSeq() + 1;
         try {
           const consumer = await link.js.consumers.get(names.configStream, {
@@ -133,8 +156,15 @@ export function startConfigConsumer(deps: {
           // a fresh consumer starts at the first message not recorded: a held canary plan is read again
           const admission: ConfigAdmission<Item> = gate.open();
           st.holding = undefined;
+          let next = startSeq;
           for await (const m of messages as AsyncIterable<JsMsg>) {
             if (stopped) break;
+            // a gap: other subjects' messages, or a purge this node fell behind (then the snapshot)
+            if (m.seq !== next && deps.snapshots && await deps.snapshots.purgedFrom(next)) {
+              log.warn({ expected: next, got: m.seq }, 'config messages purged before this node read them; loading the snapshot');
+              break;
+            }
+            next = m.seq + 1;
             const item = await readItem(m);
             if (item === 'failed') { failed = true; break; }
             if (!item) continue;

@@ -7,6 +7,13 @@ import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNames } from './names.js';
 import type { NatsLink } from './nats-link.js';
 import { outboxHook } from './outbox.js';
+import type { GitLeader } from './lease.js';
+import { parseDuration } from '../config/duration.js';
+import type { SnapshotPolicy } from './config-snapshot.js';
+import { createSnapshotMetrics } from './snapshot-metrics.js';
+import { loadSnapshotIfBehind } from './snapshot-load.js';
+import { readSnapshotRecord } from './snapshot-record.js';
+import { startSnapshotWriter } from './snapshot-writer.js';
 
 export type { ConfigMsg } from './config-msg.js';
 
@@ -23,11 +30,16 @@ export type { ConfigMsg } from './config-msg.js';
  *   `applyTimeout` is retried from the same sequence (never skipped). Every message passes its
  *   gate (config-gate.ts): with gitops, the canary gate, which applies canary plans at once on
  *   canary nodes and holds them on the others until their decision.
+ * - compaction (docs/cluster.md "Compaction"): the lease holder writes a snapshot of the rows
+ *   now and then (snapshot-writer.ts) and purges the stream below it; a node that joins empty or
+ *   fell behind the purge point loads it before reading the stream (snapshot-load.ts).
  * After each (re)connection the stream is created when absent, the consumer restarts and the
  * outbox is flushed.
  */
 export function startConfigSync(deps: {
   core: Core; link: NatsLink; names: ClusterNames; ledger: ConfigLedger; gate: ConfigGate; metrics: ClusterMetrics; applyTimeoutMs: number;
+  /** the git leader lease: its holder writes the snapshots */
+  lease: GitLeader;
 }): {
   flush: () => Promise<void>;
   status: () => { lastSeq: number; lastRevision: string; outbox: number; stalled: string | undefined; holding: { revision: string; seq: number; messages: number } | undefined };
@@ -35,7 +47,17 @@ export function startConfigSync(deps: {
 } {
   const { core, link, names, ledger, metrics, applyTimeoutMs } = deps;
   const log = core.log.child({ component: 'config-sync' });
-  const consumer = startConfigConsumer({ link, names, ledger, gate: deps.gate, metrics, log, applyTimeoutMs });
+  const snapMetrics = createSnapshotMetrics(core.metrics);
+  const snapshots = {
+    catchUp: async () => (await loadSnapshotIfBehind({ core, link, names, ledger, log, metrics: snapMetrics, timeoutMs: applyTimeoutMs })) !== undefined,
+    purgedFrom: async (seq: number) => seq < ((await readSnapshotRecord(link, names))?.purgedBelow ?? 0),
+  };
+  const consumer = startConfigConsumer({ link, names, ledger, gate: deps.gate, metrics, log, applyTimeoutMs, snapshots });
+  const c = core.config.state.config;
+  const policy: SnapshotPolicy = { every: c.snapshotEvery, intervalMs: parseDuration(c.snapshotInterval) ?? 0, keep: c.snapshotKeep };
+  const dbPath = core.config.database.path;
+  const writer = dbPath === ':memory:' ? undefined
+    : startSnapshotWriter({ dbPath, link, names, ledger, lease: deps.lease, policy, metrics: snapMetrics, log, timeoutMs: applyTimeoutMs });
   const publisher = startConfigPublisher({ link, names, ledger, metrics, log, publishTimeoutMs: applyTimeoutMs });
   const offOutbox = core.applyHooks.add(outboxHook(ledger, names.node, () => void publisher.flush()));
 
@@ -54,6 +76,6 @@ export function startConfigSync(deps: {
       const c = consumer.status();
       return { lastSeq: c.lastSeq, lastRevision: c.lastRevision, outbox: ledger.pendingCount(), stalled: c.stalled, holding: c.holding };
     },
-    stop: () => { offOutbox(); consumer.stop(); publisher.stop(); },
+    stop: () => { offOutbox(); writer?.stop(); consumer.stop(); publisher.stop(); },
   };
 }

@@ -42,6 +42,14 @@ export class ConfigLedger {
   recordApplied(seq: number, revision: string, originNode: string, changes: number, now: number): void {
     this.insApplied.run(seq, revision, originNode, changes, now);
   }
+  /**
+   * Records the ledger entries a config snapshot carries (docs/cluster.md "Compaction"), entries
+   * this node has already left as they are. Call inside the snapshot's apply transaction.
+   */
+  recordSnapshot(entries: readonly (readonly [number, string, string, number])[], now: number): void {
+    const ins = this.db.prepare('INSERT OR IGNORE INTO cluster_applied (seq, revision, origin_node, changes, applied_at) VALUES (?, ?, ?, ?, ?)');
+    for (const [seq, revision, node, changes] of entries) ins.run(seq, revision, node, changes, now);
+  }
   /** Queues a local plan for publishing. */
   enqueue(revision: string, body: string, now: number): void {
     this.insOutbox.run(revision, body, now);

@@ -114,7 +114,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
     // events of the shared config (rollbacks, rejections, applied revisions) alert once per cluster (docs/alerts.md)
     core.ports.clusterClaimOwned = kvClaimOwned(link, names, metrics);
     core.closers.push(core.applyHooks.add(releaseHook(unique)));
-    const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs });
+    const sync = startConfigSync({ core, link, names, ledger, gate: canary?.gate ?? plainGate({ core, ledger, timeoutMs: applyTimeoutMs }), metrics, applyTimeoutMs, lease });
     config = sync;
     state.config = () => ({ enabled: true, ...sync.status() });
     state.gitLeader = lease; core.ports.gitLeader = lease;

@@ -87,7 +87,11 @@ export interface Config {
       auth: { user?: string; password?: string; nkeySeedFile?: string; credsFile?: string }; jetStream: { domain?: string };
     };
     enableConfigSync: boolean;
-    config: { mode: 'jetstream'; stream: string; subjectPrefix: string; kvBucket: string; applyTimeout: string };
+    config: {
+      mode: 'jetstream'; stream: string; subjectPrefix: string; kvBucket: string; applyTimeout: string;
+      /** compaction (docs/cluster.md "Compaction"): a snapshot every this many sequences (0: off), or after `snapshotInterval` (a duration; 0s: off), and sequences kept below it */
+      snapshotEvery: number; snapshotInterval: string; snapshotKeep: number;
+    };
   };
   backup: { enabled: boolean; dir: string; interval: string; keep: number };
   logging: { format: 'json' | 'text'; level: 'debug' | 'info' | 'warn' | 'error' };
