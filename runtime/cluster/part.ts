@@ -17,6 +17,7 @@ import { ConfigLedger } from './ledger.js';
 import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { kvClaim, type ClusterClaim } from './kv-claim.js';
 import { sharedLimits } from './shared-limits.js';
+import { clusterStreams } from './streams.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -93,6 +94,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   core.nonces = new KvNonceStore(link, () => link.bucket(names.noncesBucket, { ttl: 3_600_000 }), metrics, names.noncesBucket);
   link.onReady(() => sessions.flush());
   core.ports.clusterClaim = kvClaim(link, names, metrics);
+  core.ports.clusterStreams = clusterStreams({ link, names, metrics, log });
   core.ports.sharedLimits = sharedLimits({ link, names, metrics, nodes: () => live.liveSet().size + 1 });
 
   const ledger = new ConfigLedger(core.db);

@@ -15,6 +15,7 @@ import * as m0014 from './0014-cluster-canary.js';
 import * as m0015 from './0015-outbox-parts.js';
 import * as m0016 from './0016-form-delivery-attempts.js';
 import * as m0017 from './0017-dns-tsig-replay.js';
+import * as m0018 from './0018-form-cluster.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -38,4 +39,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 15, name: 'outbox-parts', sql: m0015.sql },
   { version: 16, name: 'form-delivery-attempts', sql: m0016.sql },
   { version: 17, name: 'dns-tsig-replay', sql: m0017.sql },
+  { version: 18, name: 'form-cluster', sql: m0018.sql },
 ];

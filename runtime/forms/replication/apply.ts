@@ -1,0 +1,56 @@
+import type { FormEvent } from '../../../core/events/bus.js';
+import type { Outbox } from '../deliveries/outbox.js';
+import type { SubmissionStore } from '../submissions/store.js';
+import type { FormStreamEvent } from './events.js';
+
+/** What applying the stream writes to. */
+export interface ApplyTarget {
+  store: SubmissionStore;
+  outbox: Outbox;
+  now: () => number;
+}
+
+/** What a batch left to do once committed: bus events of submissions and claims new on this node, and whether deliveries were queued or changed. */
+export interface Applied { events: FormEvent[]; kick: boolean }
+
+/**
+ * Applies events of the form stream to this node's tables (inside the caller's transaction), in
+ * order; each is idempotent (docs/forms.md "In a cluster"): a submission under its stream id (a
+ * second time: nothing), a claim only on an unclaimed submission, deliveries under their cluster
+ * keys, reminders marked once, a retry re-queuing the action's failed deliveries, another node's
+ * delivery outcome recorded unless this node is sending that delivery. The bus events of
+ * submissions and claims this node did not have yet are returned, to be emitted after the commit.
+ */
+export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e: FormStreamEvent }[]): Applied {
+  const out: Applied = { events: [], kick: false };
+  for (const { seq, e } of items) {
+    switch (e.t) {
+      case 'submission':
+        if (t.store.applyDurable(seq, e.s, e.actionIds) && !e.s.spam) {
+          out.events.push({ tenantId: e.s.tenantId, formId: e.s.formId, type: 'submission.created', payload: { form_id: e.s.formId, submission_id: seq, created_at: new Date(e.s.createdAt).toISOString() } });
+        }
+        out.kick ||= e.actionIds.length > 0;
+        break;
+      case 'claim':
+        if (t.store.claim(e.formId, e.submissionId, e.by, e.at)) {
+          out.events.push({ tenantId: e.tenantId, formId: e.formId, type: 'submission.claimed', payload: { form_id: e.formId, submission_id: e.submissionId, by: e.by, claimed_at: new Date(e.at).toISOString() } });
+        }
+        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.claimed', [{ submissionId: e.submissionId, actionIds: e.actionIds }], e.at) > 0;
+        break;
+      case 'replay':
+        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.created', e.jobs, e.at) > 0;
+        break;
+      case 'reminder':
+        t.store.markReminded(e.formId, e.jobs.map((j) => j.submissionId), e.at);
+        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.reminder', e.jobs, e.at) > 0;
+        break;
+      case 'retry':
+        out.kick ||= t.outbox.requeueFailed(e.actionId, e.at) > 0;
+        break;
+      case 'settled':
+        t.outbox.mirror(e.key, e.d, t.now());
+        break;
+    }
+  }
+  return out;
+}
