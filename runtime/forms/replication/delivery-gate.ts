@@ -72,6 +72,11 @@ export class KvDeliveryGate implements DeliveryGate {
     return this.enc.encode(JSON.stringify(e));
   }
 
+  /** Opens (makes) the bucket. */
+  async open(): Promise<void> {
+    await this.bucket();
+  }
+
   private bucket(): Promise<KV> {
     this.kv ??= this.deps.streams.bucket(this.deps.bucket, { history: 1, replicas: this.deps.replicas() });
     this.kv.catch(() => { this.kv = undefined; });

@@ -34,6 +34,11 @@ export class FileObjects {
     await Promise.all(rels.map((r) => os.delete(r).catch(() => undefined)));
   }
 
+  /** Opens (makes) the store. */
+  async open(): Promise<void> {
+    await this.store();
+  }
+
   private store(): Promise<ObjectStore> {
     this.os ??= this.deps.streams.objectStore(this.deps.bucket, this.deps.replicas());
     this.os.catch(() => { this.os = undefined; });

@@ -125,6 +125,9 @@ export function startFormReplication(core: Core, deps: {
     },
   };
 
+  // the buckets and the store are made when the bus comes up, not by the first claim or delivery
+  // (making a replicated bucket takes a while, and two nodes may make it at once)
+  streams.onReady(async () => { await Promise.all([claimsKv(), gate.open(), files.open()]); });
   const lease = streams.lease('formsScheduler', names.lease, cfg.leaseMs);
   return {
     submissions,
