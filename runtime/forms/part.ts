@@ -66,10 +66,11 @@ PARTS.push({
       },
     });
     const d = buildDeliveries(core, forms, svc, submissions);
+    const keys = new FormKeyStore(core);
     // in a cluster: submissions, claims, files and deliveries shared over JetStream (docs/forms.md "In a cluster")
     const replication = startFormReplication(core, {
       streams: core.ports.clusterStreams, store: submissions, vault, deliveries: d,
-      claimActions: (f, fields) => intake.actionsFor(f, fields, 'submission.claimed'),
+      claimActions: (f, fields) => intake.actionsFor(f, fields, 'submission.claimed'), keys,
     });
     const reminderActions = (f: FormRow, fields: SubmissionFields) => intake.actionsFor(f, fields, 'submission.reminder');
     core.ports.forms = {
@@ -102,7 +103,6 @@ PARTS.push({
     const domains = new DomainService(core, () => ({ ...core.config.forms.domains, publicURL: core.config.api.publicURL }), () => core.config.forms,
       (name) => lookupTxt(name, core.config.forms.domains.resolvers, core.config.forms.domains.timeoutMs));
     routes.push(domainRoutes(domains));
-    const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
     ext.errorShapes.push({ prefix: PUBLIC_PREFIX, body: publicErrorBody });
     ext.rootPlugins.push(publicApi({ keys, limiter: new ClusterRateLimiter('forms_key', cfg.rateLimits.perKeyPerMinute, () => core.ports.sharedLimits), routes }));

@@ -140,3 +140,16 @@ test('a file uploaded on one node downloads from another', async () => {
   assert.equal(dl.status, 200);
   assert.deepEqual([...new Uint8Array(await dl.arrayBuffer())], [1, 2, 3, 250, 251, 252]);
 });
+
+test("a key's last use on one node is shown by every node", async () => {
+  const k = await call(nodes[0]!.url, 'POST', '/api/v1/apikeys?tenant=default', { name: 'used on a only', scopes: ['forms:read'] }, SYS);
+  assert.equal(k.status, 201, JSON.stringify(k.body));
+  await waitFor('node a knows the new key', async () => (await call(nodes[0]!.url, 'GET', '/public/v1/form', undefined, { authorization: `Bearer ${k.body.key}` })).status === 200);
+  for (const n of nodes.slice(1)) {
+    await waitFor(`${n.id} shows its last use`, async () => {
+      const list = (await call(n.url, 'GET', '/api/v1/apikeys?tenant=default', undefined, SYS)).body as { name: string; lastUsedAt: number | null }[] | { data: { name: string; lastUsedAt: number | null }[] };
+      const rows = Array.isArray(list) ? list : list.data;
+      return rows.find((r) => r.name === 'used on a only')?.lastUsedAt != null;
+    });
+  }
+});

@@ -7,6 +7,8 @@ import type { FormStreamEvent } from './events.js';
 export interface ApplyTarget {
   store: SubmissionStore;
   outbox: Outbox;
+  /** records a use of a form API key (its last-used time) */
+  keyUsed: (keyId: string, at: number) => void;
   now: () => number;
 }
 
@@ -18,7 +20,8 @@ export interface Applied { events: FormEvent[]; kick: boolean }
  * order; each is idempotent (docs/forms.md "In a cluster"): a submission under its stream id (a
  * second time: nothing), a claim only on an unclaimed submission, deliveries under their cluster
  * keys, reminders marked once, a retry re-queuing the action's failed deliveries, another node's
- * delivery outcome recorded unless this node is sending that delivery. The bus events of
+ * delivery outcome recorded unless this node is sending that delivery, a key's use kept when later
+ * than the one recorded. The bus events of
  * submissions and claims this node did not have yet are returned, to be emitted after the commit.
  */
 export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e: FormStreamEvent }[]): Applied {
@@ -49,6 +52,9 @@ export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e
         break;
       case 'settled':
         t.outbox.mirror(e.key, e.d, t.now());
+        break;
+      case 'keyUsed':
+        t.keyUsed(e.keyId, e.at);
         break;
     }
   }

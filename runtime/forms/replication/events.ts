@@ -17,9 +17,10 @@ export type FormStreamEvent =
   | { t: 'replay'; formId: string; jobs: DeliveryJobs[]; at: number }
   | { t: 'reminder'; formId: string; jobs: DeliveryJobs[]; at: number }
   | { t: 'retry'; actionId: string; at: number }
-  | { t: 'settled'; key: string; d: SettledDelivery; node: string };
+  | { t: 'settled'; key: string; d: SettledDelivery; node: string }
+  | { t: 'keyUsed'; keyId: string; at: number };
 
-const TYPES = new Set(['submission', 'claim', 'replay', 'reminder', 'retry', 'settled']);
+const TYPES = new Set(['submission', 'claim', 'replay', 'reminder', 'retry', 'settled', 'keyUsed']);
 
 /** The event a message holds, or undefined when it holds none this version knows (every node skips it alike). */
 export function parseFormEvent(data: Uint8Array): FormStreamEvent | undefined {

@@ -5,6 +5,7 @@ import { conflict, GslbError } from '../../errors.js';
 import type { Deliveries } from '../deliveries/wiring.js';
 import { dueReminderJobs } from '../deliveries/reminders.js';
 import type { FormRow } from '../forms/rows.js';
+import type { FormKeyStore } from '../keys/store.js';
 import type { SharedSubmissions } from '../submissions/service.js';
 import type { FileVault } from '../submissions/files.js';
 import type { SubmissionStore } from '../submissions/store.js';
@@ -42,6 +43,7 @@ export function startFormReplication(core: Core, deps: {
   streams: ClusterStreams | undefined; store: SubmissionStore; vault: FileVault; deliveries: Deliveries;
   /** the actions a claim of a submission with these fields goes to (`submission.claimed` subscribers) */
   claimActions: (form: FormRow, fields: SubmissionFields) => string[];
+  keys: FormKeyStore;
 }): FormReplication | undefined {
   const cfg = core.config.forms.cluster;
   const { streams, store, vault, deliveries: d, claimActions } = deps;
@@ -49,7 +51,7 @@ export function startFormReplication(core: Core, deps: {
   const names = formClusterNames(cfg, streams.clusterToken);
   const replicas = () => formReplicas(cfg, streams.servers());
   const log = core.log.child({ component: 'forms-cluster' });
-  const target = { store, outbox: d.outbox, now: Date.now };
+  const target = { store, outbox: d.outbox, keyUsed: (id: string, at: number) => deps.keys.recordUse(id, at), now: Date.now };
   /** applies events inside the caller's transaction; returns what to do after the commit */
   const applyIn = (items: readonly { seq: number; e: FormStreamEvent }[]) => {
     const out = applyFormEvents(target, items);
@@ -113,6 +115,8 @@ export function startFormReplication(core: Core, deps: {
       return jobs.reduce((n, j) => n + j.actionIds.length, 0);
     },
   };
+  // a key's last use (written at most once a minute per key and node) told to every node; best effort
+  deps.keys.onTouch = (keyId, at) => void stream.publish({ t: 'keyUsed', keyId, at }).catch(() => undefined);
   d.worker.useGate(gate);
   d.service.shared = {
     retry: async (actionId, keys, at) => {
