@@ -27,9 +27,9 @@ export interface FormReplication {
   stop(): Promise<void>;
 }
 
-/** 503: the cluster could not make the change durable, so nothing changed. */
+/** 500 naming why: the cluster could not make the change durable, so nothing changed (a retry is safe). */
 function unavailable(what: string, err: unknown): GslbError {
-  return new GslbError('API_UNAVAILABLE', `${what}: the cluster cannot store it now (${(err as Error).message}); nothing was stored, try again`, { cause: err });
+  return new GslbError('API_INTERNAL', `${what}: the cluster cannot store it now (${(err as Error).message}); nothing was stored, try again`, { cause: err });
 }
 
 /**
