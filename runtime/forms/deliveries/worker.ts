@@ -178,7 +178,8 @@ export class DeliveryWorker {
     try {
       const g = await gate.take(row, now);
       if (g.go) return true;
-      this.deps.outbox.untake(row.id, g.state, g.until, this.now());
+      // a delivery never attempted yet stays pending while another node holds it
+      this.deps.outbox.untake(row.id, g.state === 'retrying' && row.attempts <= 1 ? 'pending' : g.state, g.until, this.now());
     } catch (err) {
       this.deps.log.warn({ err, delivery: row.cluster_key }, 'the cluster could not tell which node sends a form delivery; looking again soon');
       this.deps.outbox.untake(row.id, row.attempts > 1 ? 'retrying' : 'pending', now + GATE_RETRY_MS, this.now());

@@ -27,28 +27,31 @@ export interface Applied { events: FormEvent[]; kick: boolean }
 export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e: FormStreamEvent }[]): Applied {
   const out: Applied = { events: [], kick: false };
   for (const { seq, e } of items) {
+    // how many deliveries this message queued or re-queued (each evaluated, never short-circuited)
+    let queued = 0;
     switch (e.t) {
       case 'submission':
-        if (t.store.applyDurable(seq, e.s, e.actionIds) && !e.s.spam) {
-          out.events.push({ tenantId: e.s.tenantId, formId: e.s.formId, type: 'submission.created', payload: { form_id: e.s.formId, submission_id: seq, created_at: new Date(e.s.createdAt).toISOString() } });
+        if (t.store.applyDurable(seq, e.s, e.actionIds)) {
+          queued = e.actionIds.length;
+          if (!e.s.spam) out.events.push({ tenantId: e.s.tenantId, formId: e.s.formId, type: 'submission.created', payload: { form_id: e.s.formId, submission_id: seq, created_at: new Date(e.s.createdAt).toISOString() } });
         }
-        out.kick ||= e.actionIds.length > 0;
         break;
       case 'claim':
+        // only the claim that marked it queues its deliveries (a second claim message changes nothing)
         if (t.store.claim(e.formId, e.submissionId, e.by, e.at)) {
           out.events.push({ tenantId: e.tenantId, formId: e.formId, type: 'submission.claimed', payload: { form_id: e.formId, submission_id: e.submissionId, by: e.by, claimed_at: new Date(e.at).toISOString() } });
+          queued = t.store.queueDurable(e.formId, seq, 'submission.claimed', [{ submissionId: e.submissionId, actionIds: e.actionIds }], e.at);
         }
-        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.claimed', [{ submissionId: e.submissionId, actionIds: e.actionIds }], e.at) > 0;
         break;
       case 'replay':
-        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.created', e.jobs, e.at) > 0;
+        queued = t.store.queueDurable(e.formId, seq, 'submission.created', e.jobs, e.at);
         break;
       case 'reminder':
         t.store.markReminded(e.formId, e.jobs.map((j) => j.submissionId), e.at);
-        out.kick ||= t.store.queueDurable(e.formId, seq, 'submission.reminder', e.jobs, e.at) > 0;
+        queued = t.store.queueDurable(e.formId, seq, 'submission.reminder', e.jobs, e.at);
         break;
       case 'retry':
-        out.kick ||= t.outbox.requeueFailed(e.actionId, e.at) > 0;
+        queued = t.outbox.requeueFailed(e.actionId, e.at);
         break;
       case 'settled':
         t.outbox.mirror(e.key, e.d, t.now());
@@ -57,6 +60,7 @@ export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e
         t.keyUsed(e.keyId, e.at);
         break;
     }
+    if (queued > 0) out.kick = true;
   }
   return out;
 }
