@@ -153,3 +153,22 @@ test("a key's last use on one node is shown by every node", async () => {
     });
   }
 });
+
+test('a claim on one node reaches the subscribers of submission.claimed once, from one node', async () => {
+  const f = await pub(nodes[0]!, 'POST', '/form', { name: 'claims' });
+  assert.equal(f.status, 201);
+  const id = f.body.id as string;
+  const a = await pub(nodes[0]!, 'POST', `/form/${id}/action`, { form_id: id, type: 'webhook', config: { url: `${await hookURL()}/claims`, events: ['submission.claimed'] } });
+  assert.equal(a.status, 201, JSON.stringify(a.body));
+  for (const n of nodes) await waitFor(`${n.id} has the claims form`, async () => (await pub(n, 'GET', `/form/${id}/action`)).body?.total === 1);
+  assert.equal(await submit(nodes[0]!, id, { n: 'to claim' }), 200);
+  const sid = await waitFor('node c lists it', async () => (await listed(nodes[2]!, id)).get('to claim'));
+  assert.equal((await pub(nodes[2]!, 'POST', `/form/${id}/submission/${sid}/claim`, { form_id: id, submission_id: sid, by: 'cai' })).status, 200);
+  await waitFor('the claim delivered', () => hook.requests.some((r) => r.url === '/claims') && true);
+  await new Promise((r) => setTimeout(r, 1_500)); // a second sender would show up now
+  const got = hook.requests.filter((r) => r.url === '/claims');
+  assert.equal(got.length, 1);
+  assert.equal(got[0]!.json.type, 'submission.claimed');
+  assert.equal(got[0]!.json.data.submission.claimed_by, 'cai');
+  assert.match(got[0]!.headers['webhook-id'] as string, new RegExp(`^dlv_\\d+\\.${sid}\\.${a.body.id}$`), 'the key every node gives the delivery');
+});
