@@ -17,13 +17,15 @@ const STATE = { enableConfigSync: true, heartbeatInterval: '300ms', heartbeatTTL
 const FORMS = {
   defaultTier: 'pro',
   rateLimits: { perIpPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
-  deliveries: { allowPrivateTargets: ['127.0.0.0/8'], pollIntervalMs: 100, timeoutMs: 2_000, retryDelaysMs: [200, 500, 1_000, 2_000] },
+  deliveries: { allowPrivateTargets: ['127.0.0.0/8'], pollIntervalMs: 100, timeoutMs: 2_000, retryDelaysMs: [200, 500, 1_000, 2_000], digestCheckMs: 500 },
   cluster: { leaseMs: 3_000 },
 };
 
 let nodes: GslbdNode[];
 let formKey: string;
 let formId: string;
+/** a form that reminds after a minute, with the submission posted when the tests began */
+let reminding: { id: string; sid?: number; postedAt: number };
 const hook = new Recorder();
 
 const pub = (n: GslbdNode, method: string, path: string, body?: unknown) => call(n.url, method, `/public/v1${path}`, body, { authorization: `Bearer ${formKey}` });
@@ -68,6 +70,14 @@ before(async () => {
   formKey = k.body.key;
   for (const n of nodes) await waitFor(`${n.id} knows the key`, async () => (await pub(n, 'GET', '/form')).status === 200);
   formId = await makeForm('contact');
+  // the reminder is due a minute after the post: posted now, checked by the last test
+  const r = await pub(nodes[0]!, 'POST', '/form', { name: 'reminders', reminder_after_minutes: 1 });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const ra = await pub(nodes[0]!, 'POST', `/form/${r.body.id}/action`, { form_id: r.body.id, type: 'webhook', config: { url: `${await hookURL()}/reminders`, events: ['submission.reminder'] } });
+  assert.equal(ra.status, 201, JSON.stringify(ra.body));
+  for (const n of nodes) await waitFor(`${n.id} has the reminders form`, async () => (await pub(n, 'GET', `/form/${r.body.id}/action`)).body?.total === 1);
+  reminding = { id: r.body.id as string, postedAt: Date.now() };
+  assert.equal(await submit(nodes[1]!, reminding.id, { n: 'forgotten' }), 200);
 });
 
 after(async () => {
@@ -88,7 +98,8 @@ test('a submission acknowledged by any node is listed by every node under the sa
   for (const m of seen.slice(1)) assert.deepEqual([...m.entries()].sort(), [...seen[0]!.entries()].sort(), 'the same id on every node');
   for (const n of nodes) {
     const plan = await pub(n, 'GET', '/plan');
-    assert.equal(plan.body.usage.submissions_this_month, 60, `${n.id} counts every node's submissions`);
+    // the 60, and the one of the reminders form posted in `before`
+    assert.equal(plan.body.usage.submissions_this_month, 61, `${n.id} counts every node's submissions`);
   }
 });
 
@@ -171,4 +182,16 @@ test('a claim on one node reaches the subscribers of submission.claimed once, fr
   assert.equal(got[0]!.json.type, 'submission.claimed');
   assert.equal(got[0]!.json.data.submission.claimed_by, 'cai');
   assert.match(got[0]!.headers['webhook-id'] as string, new RegExp(`^dlv_\\d+\\.${sid}\\.${a.body.id}$`), 'the key every node gives the delivery');
+});
+
+test('a reminder of an unclaimed submission is sent once per cluster (the lease holder queues it on every node)', async () => {
+  const sid = await waitFor('node a lists the forgotten submission', async () => (await listed(nodes[0]!, reminding.id)).get('forgotten'));
+  // due a minute after the post; the holder of the scheduled-runs lease checks every 500 ms
+  await waitFor('the reminder delivered', () => hook.requests.some((r) => r.url === '/reminders') && true, 120_000);
+  await new Promise((r) => setTimeout(r, 2_000)); // another node's reminder would show up now
+  const got = hook.requests.filter((r) => r.url === '/reminders');
+  assert.equal(got.length, 1, 'one reminder in the cluster');
+  assert.equal(got[0]!.json.type, 'submission.reminder');
+  assert.equal(got[0]!.json.data.submission.id, sid);
+  assert.ok(got[0]!.at - reminding.postedAt >= 59_000, 'not before its minute');
 });
