@@ -9,6 +9,8 @@ export interface ApplyTarget {
   outbox: Outbox;
   /** records a use of a form API key (its last-used time) */
   keyUsed: (keyId: string, at: number) => void;
+  /** records a digest window the holder of the scheduled runs covered */
+  digestCovered: (actionId: string, windowEnd: number, sentAt: number, submissions: number) => void;
   now: () => number;
 }
 
@@ -21,7 +23,7 @@ export interface Applied { events: FormEvent[]; kick: boolean }
  * second time: nothing), a claim only on an unclaimed submission, deliveries under their cluster
  * keys, reminders marked once, a retry re-queuing the action's failed deliveries, another node's
  * delivery outcome recorded unless this node is sending that delivery, a key's use kept when later
- * than the one recorded. The bus events of
+ * than the one recorded, a digest window kept when later than the one recorded. The bus events of
  * submissions and claims this node did not have yet are returned, to be emitted after the commit.
  */
 export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e: FormStreamEvent }[]): Applied {
@@ -58,6 +60,9 @@ export function applyFormEvents(t: ApplyTarget, items: readonly { seq: number; e
         break;
       case 'keyUsed':
         t.keyUsed(e.keyId, e.at);
+        break;
+      case 'digest':
+        t.digestCovered(e.actionId, e.windowEnd, e.sentAt, e.submissions);
         break;
     }
     if (queued > 0) out.kick = true;

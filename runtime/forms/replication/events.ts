@@ -18,9 +18,10 @@ export type FormStreamEvent =
   | { t: 'reminder'; formId: string; jobs: DeliveryJobs[]; at: number }
   | { t: 'retry'; actionId: string; at: number }
   | { t: 'settled'; key: string; d: SettledDelivery; node: string }
-  | { t: 'keyUsed'; keyId: string; at: number };
+  | { t: 'keyUsed'; keyId: string; at: number }
+  | { t: 'digest'; actionId: string; windowEnd: number; sentAt: number; submissions: number };
 
-const TYPES = new Set(['submission', 'claim', 'replay', 'reminder', 'retry', 'settled', 'keyUsed']);
+const TYPES = new Set(['submission', 'claim', 'replay', 'reminder', 'retry', 'settled', 'keyUsed', 'digest']);
 
 /** The event a message holds, or undefined when it holds none this version knows (every node skips it alike). */
 export function parseFormEvent(data: Uint8Array): FormStreamEvent | undefined {

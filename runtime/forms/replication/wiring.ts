@@ -4,6 +4,7 @@ import { alreadyExists, encodeToken } from '../../cluster/port.js';
 import { conflict, GslbError } from '../../errors.js';
 import type { Deliveries } from '../deliveries/wiring.js';
 import { dueReminderJobs } from '../deliveries/reminders.js';
+import { recordDigestRun } from '../deliveries/digests.js';
 import type { FormRow } from '../forms/rows.js';
 import type { FormKeyStore } from '../keys/store.js';
 import type { SharedSubmissions } from '../submissions/service.js';
@@ -51,7 +52,11 @@ export function startFormReplication(core: Core, deps: {
   const names = formClusterNames(cfg, streams.clusterToken);
   const replicas = () => formReplicas(cfg, streams.servers());
   const log = core.log.child({ component: 'forms-cluster' });
-  const target = { store, outbox: d.outbox, keyUsed: (id: string, at: number) => deps.keys.recordUse(id, at), now: Date.now };
+  const target = {
+    store, outbox: d.outbox, now: Date.now,
+    keyUsed: (id: string, at: number) => deps.keys.recordUse(id, at),
+    digestCovered: (id: string, end: number, at: number, n: number) => recordDigestRun(core.db, id, end, at, n),
+  };
   /** applies events inside the caller's transaction; returns what to do after the commit */
   const applyIn = (items: readonly { seq: number; e: FormStreamEvent }[]) => {
     const out = applyFormEvents(target, items);
@@ -117,6 +122,9 @@ export function startFormReplication(core: Core, deps: {
   };
   // a key's last use (written at most once a minute per key and node) told to every node; best effort
   deps.keys.onTouch = (keyId, at) => void stream.publish({ t: 'keyUsed', keyId, at }).catch(() => undefined);
+  // a digest window covered by the lease holder is recorded by every node, so the next holder does not send it again
+  d.digestRuns.onCovered = (actionId, windowEnd, sentAt, submissions) => void stream.publish({ t: 'digest', actionId, windowEnd, sentAt, submissions })
+    .catch((err: unknown) => log.warn({ err, action: actionId }, 'a digest window covered could not be told to the cluster; a new holder of the lease may send it again'));
   d.worker.useGate(gate);
   d.service.shared = {
     retry: async (actionId, keys, at) => {

@@ -5,6 +5,7 @@ import { SubmissionStore, type NewSubmission } from '../../../runtime/forms/subm
 import { Outbox } from '../../../runtime/forms/deliveries/outbox.js';
 import { applyFormEvents } from '../../../runtime/forms/replication/apply.js';
 import type { FormStreamEvent } from '../../../runtime/forms/replication/events.js';
+import { recordDigestRun } from '../../../runtime/forms/deliveries/digests.js';
 
 const sub = (n: string, spam = false): NewSubmission => ({
   tenantId: 't1', formId: 'f1', createdAt: Date.UTC(2026, 10, 28), fields: { n }, files: [], email: null, spam, spamReason: spam ? 'honeypot field filled' : null, ip: null, userAgent: null,
@@ -15,7 +16,7 @@ function setup() {
   const store = new SubmissionStore(db);
   const outbox = new Outbox(db);
   const used: [string, number][] = [];
-  const t = { store, outbox, keyUsed: (id: string, at: number) => used.push([id, at]), now: () => 5_000 };
+  const t = { store, outbox, keyUsed: (id: string, at: number) => used.push([id, at]), digestCovered: (id: string, end: number, at: number, n: number) => recordDigestRun(db, id, end, at, n), now: () => 5_000 };
   const apply = (items: { seq: number; e: FormStreamEvent }[]) => db.transaction(() => applyFormEvents(t, items))();
   const deliveries = () => db.prepare('SELECT submission_id AS sid, action_id AS a, event, state, cluster_key AS k FROM form_deliveries ORDER BY id').all();
   return { db, store, outbox, apply, deliveries, used };
@@ -85,4 +86,11 @@ test("a key's use from another node is kept when it is later than the one record
   const s = setup();
   s.apply([{ seq: 1, e: { t: 'keyUsed', keyId: 'k1', at: 50 } }]);
   assert.deepEqual(s.used, [['k1', 50]]);
+});
+
+test('a digest window another node covered is recorded; an earlier one arriving later changes nothing', () => {
+  const s = setup();
+  s.apply([{ seq: 1, e: { t: 'digest', actionId: 'd1', windowEnd: 7_200_000, sentAt: 7_200_500, submissions: 3 } }]);
+  s.apply([{ seq: 2, e: { t: 'digest', actionId: 'd1', windowEnd: 3_600_000, sentAt: 3_600_500, submissions: 1 } }]);
+  assert.deepEqual(s.db.prepare('SELECT action_id, window_end, submissions FROM form_digest_runs').all(), [{ action_id: 'd1', window_end: 7_200_000, submissions: 3 }]);
 });
