@@ -91,7 +91,9 @@ export class FormStream {
     if (!c || !this.deps.streams.up()) return;
     const seq = this.lastSeq();
     if (seq !== this.progress.seq) { this.progress = { seq, at: Date.now() }; return; }
-    this.deps.streams.jsm().streams.info(this.deps.names.stream).then((info) => {
+    let jsm;
+    try { jsm = this.deps.streams.jsm(); } catch { return; } // the bus went away meanwhile
+    jsm.streams.info(this.deps.names.stream).then((info) => {
       if (info.state.last_seq > seq && Date.now() - this.progress.at > 4_000) {
         this.deps.log.warn({ applied: seq, last: info.state.last_seq }, 'form stream consumer stalled; restarting it');
         this.current?.stop();
