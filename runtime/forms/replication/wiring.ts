@@ -80,8 +80,8 @@ export function startFormReplication(core: Core, deps: {
       await files.put(s.files, (rel) => vault.read(rel));
       return await stream.publish({ t: 'submission', s, actionIds: [...actionIds] });
     } catch (err) {
-      // the post is refused: its files go from the store too (the intake removes the local ones)
-      if (s.files.length > 0) void files.remove(s.files.map((f) => f.path)).catch(() => undefined);
+      // the files stay in the store: a publish whose ack was lost may have stored the submission
+      // (its node then fetches them from the store, the intake having removed its own copies)
       throw unavailable('the submission', err);
     }
   })));
