@@ -45,10 +45,16 @@ export const ALWAYS_LEADER: GitLeader = { holds: () => true, leader: () => undef
  * its own key). A renewal whose answer was lost while the server applied it leaves the key holding
  * this node's id at a newer revision: the holder takes that revision and renews from it.
  */
-export function startGitLease(deps: { link: NatsLink; names: ClusterNames; ttlMs: number; log: Logger; metrics: ClusterMetrics; now?: () => number }): GitLeader & { stop: () => Promise<void> } {
+export function startGitLease(deps: {
+  link: NatsLink; names: ClusterNames; ttlMs: number; log: Logger; metrics: ClusterMetrics; now?: () => number;
+  /** another lease than the git leader's: its key (`<cluster>.<key>`) in its own bucket (the bucket's TTL is the lease time) */
+  other?: { key: string; bucket: string };
+}): GitLeader & { stop: () => Promise<void> } {
   const { link, names, ttlMs } = deps;
   const now = deps.now ?? Date.now;
-  const key = `${names.clusterToken}.gitLeader`;
+  const key = `${names.clusterToken}.${deps.other?.key ?? 'gitLeader'}`;
+  const bucket = deps.other?.bucket ?? names.leaseBucket;
+  const what = deps.other ? `${deps.other.key} lease` : 'git leader lease';
   const marginMs = Math.min(2_000, ttlMs / 5);
   const enc = new TextEncoder();
   let kv: KV | undefined;
@@ -56,17 +62,17 @@ export function startGitLease(deps: { link: NatsLink; names: ClusterNames; ttlMs
   let validUntil = 0;
   let leader: string | undefined;
   let stopped = false;
-  const op = (name: string, ok: boolean) => deps.metrics.kvOps.inc({ bucket: names.leaseBucket, op: name, result: ok ? 'ok' : 'error' });
+  const op = (name: string, ok: boolean) => deps.metrics.kvOps.inc({ bucket, op: name, result: ok ? 'ok' : 'error' });
 
   const attempt = async () => {
     if (stopped || !link.up) return;
-    kv ??= await link.bucket(names.leaseBucket, { ttl: ttlMs });
+    kv ??= await link.bucket(bucket, { ttl: ttlMs });
     const sentAt = now();
     const renewing = revision > 0;
     try {
       revision = renewing ? await kv.update(key, enc.encode(names.node), revision) : await kv.create(key, enc.encode(names.node));
       op(renewing ? 'update' : 'create', true);
-      if (leader !== names.node) deps.log.info({ node: names.node }, 'git leader lease taken');
+      if (leader !== names.node) deps.log.info({ node: names.node }, `${what} taken`);
       validUntil = sentAt + ttlMs - marginMs;
       leader = names.node;
     } catch {
@@ -77,7 +83,7 @@ export function startGitLease(deps: { link: NatsLink; names: ClusterNames; ttlMs
         revision = e.revision;
         return;
       }
-      if (renewing) deps.log.warn({ leader }, 'git leader lease lost');
+      if (renewing) deps.log.warn({ leader }, `${what} lost`);
       revision = 0; validUntil = 0;
     }
   };

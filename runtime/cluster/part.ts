@@ -18,6 +18,7 @@ import { KvNonceStore, KvSessionStore } from './kv-stores.js';
 import { kvClaim, kvClaimOwned, type ClusterClaim, type ClusterClaimOwned } from './kv-claim.js';
 import { sharedLimits } from './shared-limits.js';
 import { kvUniqueNames, releaseHook } from './unique-names.js';
+import { clusterStreams } from './streams.js';
 import { clusterRoutes } from './routes.js';
 import { subscribePeers } from './peer-subscription.js';
 import type { ClusterState } from './cluster-state.js';
@@ -96,6 +97,7 @@ function setupCluster(core: Core, ext: ApiExtensions): void {
   core.nonces = new KvNonceStore(link, () => link.bucket(names.noncesBucket, { ttl: 3_600_000 }), metrics, names.noncesBucket);
   link.onReady(() => sessions.flush());
   core.ports.clusterClaim = kvClaim(link, names, metrics);
+  core.ports.clusterStreams = clusterStreams({ link, names, metrics, log });
   core.ports.sharedLimits = sharedLimits({ link, names, metrics, nodes: () => live.liveSet().size + 1 });
 
   const ledger = new ConfigLedger(core.db);

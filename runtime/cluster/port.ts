@@ -23,6 +23,9 @@ export type { Liveness } from './liveness.js';
 export type { ClusterMetrics } from './metrics.js';
 export type { ClusterNames } from './names.js';
 export type { NatsLink } from './nats-link.js';
+export type { ClusterLease, ClusterStreams } from './streams.js';
+export { encodeToken, streamName } from './names.js';
+export { alreadyExists } from './kv-claim.js';
 
 /** What config sync offers its extension: this node's link, names, ledger, liveness, lease and metrics. */
 export interface ConfigSyncContext {

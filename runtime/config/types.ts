@@ -144,5 +144,7 @@ export interface Config {
     render: { workers: number; timeoutMs: number; perTenant: number; queuePerTenant: number };
     services: { telegramURL: string; sheetsURL: string; googleTokenURL: string };
     domains: { resolvers: string[]; timeoutMs: number; target?: string; address?: string };
+    /** submissions, claims, files and deliveries shared over JetStream (docs/forms.md "In a cluster"); only with `state.nats.servers` */
+    cluster: { enabled: boolean; replicas?: number; stream: string; subjectPrefix: string; kvBucket: string; leaseMs: number };
   };
 }

@@ -25,6 +25,10 @@ import { SubmissionService } from './submissions/service.js';
 import { formDataCleanup } from './submissions/cleanup.js';
 import { FileVault, filesDirOf } from './submissions/files.js';
 import { SubmissionStore } from './submissions/store.js';
+import type { SubmissionFields } from './submissions/types.js';
+import type { FormRow } from './forms/rows.js';
+import { startFormReplication, type FormReplication } from './replication/wiring.js';
+import { holdsNow } from '../cluster/port.js';
 
 /**
  * The form service (docs/forms.md): the workspace's API keys at /api/v1/apikeys, the /public/v1 server at the root of the API (its own keys,
@@ -35,8 +39,14 @@ import { SubmissionStore } from './submissions/store.js';
 declare module '../ports/parts.js' {
   interface Ports {
     /** the form service's background work: the delivery machinery and the scheduled runs (reminders, digests) */
-    forms?: { deliveries: Deliveries; scheduled: (now: number) => Promise<void> };
+    forms?: { deliveries: Deliveries; scheduled: (now: number) => Promise<void>; replication: FormReplication | undefined };
   }
+}
+
+/** The submission service, sharing claims and replays with the cluster when there is one. */
+function sharedSubmissions(s: SubmissionService, replication: FormReplication | undefined): SubmissionService {
+  s.shared = replication?.submissions;
+  return s;
 }
 
 PARTS.push({
@@ -56,11 +66,20 @@ PARTS.push({
       },
     });
     const d = buildDeliveries(core, forms, svc, submissions);
+    const keys = new FormKeyStore(core);
+    // in a cluster: submissions, claims, files and deliveries shared over JetStream (docs/forms.md "In a cluster")
+    const replication = startFormReplication(core, {
+      streams: core.ports.clusterStreams, store: submissions, vault, deliveries: d,
+      claimActions: (f, fields) => intake.actionsFor(f, fields, 'submission.claimed'), keys,
+    });
+    const reminderActions = (f: FormRow, fields: SubmissionFields) => intake.actionsFor(f, fields, 'submission.reminder');
     core.ports.forms = {
       deliveries: d,
+      replication,
       // reminders of unclaimed submissions, then digests; tests call it with their own clock
       scheduled: async (now) => {
-        if (queueReminders(forms.allForms(), submissions, (f, fields) => intake.actionsFor(f, fields, 'submission.reminder'), now) > 0) d.worker.kick();
+        const reminded = replication ? await replication.reminders(forms.allForms(), reminderActions, now) : queueReminders(forms.allForms(), submissions, reminderActions, now);
+        if (reminded > 0) d.worker.kick();
         await d.digests(now);
       },
     };
@@ -68,7 +87,8 @@ PARTS.push({
     core.closers.push(core.bus.on('form_event', (e) => {
       // the live feed shows a workspace's submission events to that workspace only (runtime/ws/tenant.ts)
       core.bus.emit('ws_message', { type: e.type, payload: e.payload });
-      if (e.type === 'submission.claimed') {
+      // in a cluster the claim's message queued them on every node already
+      if (e.type === 'submission.claimed' && !replication) {
         const form = forms.byId(e.formId);
         const sub = form && submissions.get(form.id, e.payload.submission_id as number);
         if (form && sub) submissions.queueEvent(form.id, sub.id, intake.actionsFor(form, sub.fields, 'submission.claimed'), 'submission.claimed', Date.now());
@@ -77,13 +97,12 @@ PARTS.push({
     }));
     const routes = [
       formRoutes(svc), formDetailRoutes(svc, () => core.config.api.publicURL), actionRoutes(svc), planRoutes(svc),
-      submissionRoutes(svc, new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), vault),
+      submissionRoutes(svc, sharedSubmissions(new SubmissionService(submissions, (form, fields) => intake.actionsFor(form, fields), core.bus), replication), vault),
       deliveryRoutes(svc, d.service, (id) => { d.outbox.resetFailures(id); d.worker.kick(); }),
     ];
     const domains = new DomainService(core, () => ({ ...core.config.forms.domains, publicURL: core.config.api.publicURL }), () => core.config.forms,
       (name) => lookupTxt(name, core.config.forms.domains.resolvers, core.config.forms.domains.timeoutMs));
     routes.push(domainRoutes(domains));
-    const keys = new FormKeyStore(core);
     ext.apiPlugins.push(formKeyRoutes(keys));
     ext.errorShapes.push({ prefix: PUBLIC_PREFIX, body: publicErrorBody });
     ext.rootPlugins.push(publicApi({ keys, limiter: new ClusterRateLimiter('forms_key', cfg.rateLimits.perKeyPerMinute, () => core.ports.sharedLimits), routes }));
@@ -92,7 +111,7 @@ PARTS.push({
     }));
   },
   start(core) {
-    const { deliveries: d, scheduled } = core.ports.forms!;
+    const { deliveries: d, scheduled, replication } = core.ports.forms!;
     const cfg = core.config.forms.deliveries;
     let timer: NodeJS.Timeout | undefined;
     if (cfg.enabled) {
@@ -101,7 +120,8 @@ PARTS.push({
       timer = setInterval(() => {
         if (running) return;
         running = true;
-        scheduled(Date.now()).catch((err: unknown) => core.log.error({ err }, 'form reminders or digests failed')).finally(() => { running = false; });
+        // in a cluster only the holder of the lease runs them (once per cluster)
+        (async () => { if (!replication || await holdsNow(replication.lease)) await scheduled(Date.now()); })().catch((err: unknown) => core.log.error({ err }, 'form reminders or digests failed')).finally(() => { running = false; });
       }, cfg.digestCheckMs);
       timer.unref();
     } else {
@@ -110,6 +130,7 @@ PARTS.push({
     return async () => {
       if (timer) clearInterval(timer);
       await d.worker.stop();
+      await replication?.stop();
       await d.renders.close();
       await d.http.close();
     };

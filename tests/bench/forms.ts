@@ -6,6 +6,7 @@
  * disposable addresses, per-address rate) and one webhook action, so each accepted post is judged,
  * stored and queues one delivery. Prints a table and checks that every accepted post was stored
  * once with one queued delivery. Bounded in time: `BENCH_SECONDS` (default 10) per run, two runs.
+ * `BENCH_CLUSTER=1` runs it against a three-node cluster instead (forms-cluster.ts).
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,7 +18,8 @@ import { freePort, childEnv, waitFor } from '../helpers/proc.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-if (hasTaskset) spawnSync('taskset', ['-pc', '0', String(process.pid)]);
+// the cluster run pins nothing (its children would inherit this process's core)
+if (hasTaskset && !process.env.BENCH_CLUSTER) spawnSync('taskset', ['-pc', '0', String(process.pid)]);
 
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
@@ -102,4 +104,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.env.BENCH_CLUSTER) await (await import('./forms-cluster.js')).benchCluster();
+else await main();

@@ -20,6 +20,16 @@ export interface DigestDeps {
 }
 
 /**
+ * Records that a digest covered its window up to `windowEnd` (a later window than the one
+ * recorded only; a cluster's nodes record the holder's runs in any order).
+ */
+export function recordDigestRun(db: Db, actionId: string, windowEnd: number, sentAt: number, submissions: number): void {
+  db.prepare(`INSERT INTO form_digest_runs (action_id, window_end, sent_at, submissions) VALUES (?, ?, ?, ?)
+    ON CONFLICT (action_id) DO UPDATE SET window_end = excluded.window_end, sent_at = excluded.sent_at, submissions = excluded.submissions
+    WHERE excluded.window_end > form_digest_runs.window_end`).run(actionId, windowEnd, sentAt, submissions);
+}
+
+/**
  * `email_digest` actions (docs/forms.md "Digests"): at each check, every enabled digest whose last
  * whole window (hour, day, or week from Monday, UTC) has not been covered yet mails the non-spam
  * submissions received in it, oldest first, with the window in the subject. An empty window sends
@@ -28,6 +38,9 @@ export interface DigestDeps {
  * digest lists the submissions its conditions select.
  */
 export class DigestRuns {
+  /** in a cluster: told each window covered, so every node records it (the next lease holder too) */
+  onCovered: ((actionId: string, windowEnd: number, sentAt: number, submissions: number) => void) | undefined;
+
   constructor(private readonly deps: DigestDeps) {}
 
   /** Runs every due digest at `now`; resolves with how many mails were sent. */
@@ -50,8 +63,8 @@ export class DigestRuns {
           continue;
         }
       }
-      this.deps.db.prepare(`INSERT INTO form_digest_runs (action_id, window_end, sent_at, submissions) VALUES (?, ?, ?, ?)
-        ON CONFLICT (action_id) DO UPDATE SET window_end = excluded.window_end, sent_at = excluded.sent_at, submissions = excluded.submissions`).run(action.id, w.end, now, subs.length);
+      recordDigestRun(this.deps.db, action.id, w.end, now, subs.length);
+      this.onCovered?.(action.id, w.end, now, subs.length);
     }
     return sent;
   }

@@ -18,6 +18,18 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** the key every node of a cluster gives this delivery (`<seq>.<submission>.<action>`), null on a node on its own */
+  cluster_key: string | null;
+}
+
+/** A delivery's outcome as the node that sent it tells the others (docs/forms.md "In a cluster"). */
+export interface SettledDelivery {
+  state: 'sent' | 'retrying' | 'failed';
+  attempts: number;
+  status: number | null;
+  error: string | null;
+  nextAt: number;
+  sentAt: number | null;
 }
 
 /** How one attempt ended: still in flight, delivered, failed, or cut off by a stop of the node. */
@@ -126,9 +138,35 @@ export class Outbox {
     return out;
   }
 
+  /**
+   * Gives back a row taken by `take` that this node does not send now (another node holds it, or
+   * settled it): its attempt is not counted nor recorded, and it is due again at `nextAt` in
+   * `state` (`sent` and `failed`: not again).
+   */
+  untake(id: number, state: DeliveryState, nextAt: number, now: number): void {
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM form_delivery_attempts WHERE delivery_id = ? AND outcome = 'sending'").run(id);
+      this.db.prepare('UPDATE form_deliveries SET state = ?, attempts = MAX(0, attempts - 1), next_at = ?, updated_at = ? WHERE id = ?').run(state, nextAt, now, id);
+    })();
+  }
+
+  /**
+   * Records what another node's attempt of a delivery did (by its cluster key), unless this node
+   * is sending it right now (its own outcome follows). Returns whether a row changed.
+   */
+  mirror(key: string, d: SettledDelivery, now: number): boolean {
+    return this.db.prepare(`UPDATE form_deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?, next_at = ?, sent_at = ?, updated_at = ?
+      WHERE cluster_key = ? AND state != 'sending'`).run(d.state, d.attempts, d.status, d.error, d.nextAt, d.sentAt, now, key).changes === 1;
+  }
+
   /** Drops a row whose action or submission is gone. */
   drop(id: number): void {
     this.db.prepare('DELETE FROM form_deliveries WHERE id = ?').run(id);
+  }
+
+  /** The cluster keys of an action's failed deliveries. */
+  failedKeys(actionId: string): string[] {
+    return (this.db.prepare("SELECT cluster_key FROM form_deliveries WHERE action_id = ? AND state = 'failed' AND cluster_key IS NOT NULL").all(actionId) as { cluster_key: string }[]).map((r) => r.cluster_key);
   }
 
   /** Puts an action's failed deliveries back in the queue, due now, their attempts reset. Returns how many. */

@@ -1,6 +1,6 @@
 import type { FormRow } from '../forms/rows.js';
 import type { SubmissionStore } from '../submissions/store.js';
-import type { SubmissionFields } from '../submissions/types.js';
+import type { SubmissionFields, SubmissionRecord } from '../submissions/types.js';
 
 /** The most reminders one form queues per check (the rest follow at the next). */
 export const REMINDERS_PER_CHECK = 200;
@@ -20,13 +20,37 @@ export function queueReminders(
   now: number,
 ): number {
   let n = 0;
-  for (const form of forms) {
-    const minutes = form.reminder_after_minutes ?? 0;
-    if (minutes <= 0) continue;
-    for (const s of store.takeDueReminders(form.id, now - minutes * 60_000, now, REMINDERS_PER_CHECK)) {
+  forEachReminderForm(forms, now, (form, before) => {
+    for (const s of store.takeDueReminders(form.id, before, now, REMINDERS_PER_CHECK)) {
       store.queueEvent(form.id, s.id, pick(form, s.fields), 'submission.reminder', now);
       n++;
     }
-  }
+  });
   return n;
+}
+
+/**
+ * The reminders due at `now`, per form, without marking them (the cluster publishes them first,
+ * docs/forms.md "In a cluster"): each submission with the actions its reminder goes to.
+ */
+export function dueReminderJobs(
+  forms: readonly FormRow[],
+  due: (formId: string, before: number, limit: number) => SubmissionRecord[],
+  pick: (form: FormRow, fields: SubmissionFields) => string[],
+  now: number,
+): { form: FormRow; jobs: { submissionId: number; actionIds: string[] }[] }[] {
+  const out: { form: FormRow; jobs: { submissionId: number; actionIds: string[] }[] }[] = [];
+  forEachReminderForm(forms, now, (form, before) => {
+    const jobs = due(form.id, before, REMINDERS_PER_CHECK).map((s) => ({ submissionId: s.id, actionIds: pick(form, s.fields) }));
+    if (jobs.length > 0) out.push({ form, jobs });
+  });
+  return out;
+}
+
+/** Calls `fn` for each form that reminds, with the time before which its unclaimed submissions are due. */
+function forEachReminderForm(forms: readonly FormRow[], now: number, fn: (form: FormRow, before: number) => void): void {
+  for (const form of forms) {
+    const minutes = form.reminder_after_minutes ?? 0;
+    if (minutes > 0) fn(form, now - minutes * 60_000);
+  }
 }

@@ -48,7 +48,7 @@ export const deliveryRoutes = (forms: FormService, svc: DeliveryService, onEnabl
     success: { status: 200, description: 'how many were queued', schema: 'ActionRetried' },
   }), async (req) => {
     const a = action(req, req.params.id);
-    return { action_id: a.id, queued: svc.retry(a) };
+    return { action_id: a.id, queued: await svc.retry(a) };
   });
 
   app.post<{ Params: IdParams; Body: ActionTest }>('/action/:id/test', formRoute({

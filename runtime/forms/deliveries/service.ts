@@ -38,8 +38,15 @@ export class DeliveryService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Puts the action's failed deliveries back in the queue; returns how many. */
-  retry(action: FormActionRow): number {
+  /**
+   * In a cluster: opens the action's failed deliveries (their cluster keys) for every node before
+   * they are queued again here, and has every node queue its own again (docs/forms.md "In a cluster").
+   */
+  shared: { retry(actionId: string, keys: readonly string[], at: number): Promise<void> } | undefined;
+
+  /** Puts the action's failed deliveries back in the queue (every node's, in a cluster); returns how many. */
+  async retry(action: FormActionRow): Promise<number> {
+    if (this.shared) await this.shared.retry(action.id, this.outbox.failedKeys(action.id), this.now());
     const n = this.outbox.requeueFailed(action.id, this.now());
     if (n > 0) this.kick();
     return n;

@@ -23,6 +23,7 @@ export interface Deliveries {
   outbox: Outbox; http: HttpClient; sender: ActionSender; worker: DeliveryWorker; service: DeliveryService;
   /** runs the due digests at `now` (every `forms.deliveries.digestCheckMs`) */
   digests: (now: number) => Promise<number>;
+  digestRuns: DigestRuns;
 }
 
 /** Whether a digest lists a submission: its conditions, like any action's. */
@@ -78,5 +79,5 @@ export function buildDeliveries(core: Core, forms: FormStore, svc: FormService, 
     digests: () => forms.actionsOfType('email_digest'),
     inWindow: (formId, start, end, limit) => submissions.inWindow(formId, start, end, limit),
   });
-  return { renders, outbox, http, sender, worker, service, digests: (now) => runs.run(now, digestMatches) };
+  return { renders, outbox, http, sender, worker, service, digests: (now) => runs.run(now, digestMatches), digestRuns: runs };
 }

@@ -3,7 +3,7 @@ import type { FormActionRow, FormRow } from '../forms/rows.js';
 import type { SubmissionRecord } from '../submissions/types.js';
 import { submissionView } from '../submissions/views.js';
 import type { DeliveryContext, DeliveryEvent } from './context.js';
-import type { DeliveryRow, Outbox } from './outbox.js';
+import type { DeliveryRow, DeliveryState, Outbox, SettledDelivery } from './outbox.js';
 import type { SendOutcome } from './sender.js';
 
 /** What the worker reads and calls. */
@@ -21,16 +21,36 @@ export interface WorkerDeps {
   now?: () => number;
   /** how long `stop` lets attempts in flight finish before aborting them (default STOP_GRACE_MS) */
   stopGraceMs?: number;
+  /** in a cluster: which node sends a delivery that every node holds (docs/forms.md "In a cluster") */
+  gate?: DeliveryGate;
 }
+
+/**
+ * One sender at a time for a delivery every node of a cluster holds (its `cluster_key`): the
+ * worker asks before an attempt and tells after it.
+ */
+export interface DeliveryGate {
+  /**
+   * Whether this node sends the delivery now: `go`, or not before `until` (another node holds it),
+   * or never again (another node settled it: `sent` or `failed`). Rejects when the cluster cannot
+   * tell (the row waits for the next look).
+   */
+  take(row: DeliveryRow, now: number): Promise<{ go: true } | { go: false; state: DeliveryState; until: number }>;
+  /** The attempt ended with the row in `settled`: the other nodes learn it, and no node sends it before `settled.nextAt` (never, when sent or failed). */
+  done(row: DeliveryRow, settled: SettledDelivery): Promise<void>;
+}
+
+/** How long a delivery the cluster could not decide on waits before the next look. */
+const GATE_RETRY_MS = 1_000;
 
 /** How long a stop lets attempts in flight finish before it aborts them. */
 export const STOP_GRACE_MS = 2_000;
 
 /** The context of a queued delivery: its form, its submission as the API shows it, its event. */
-export function deliveryContext(row: Pick<DeliveryRow, 'id' | 'event'>, form: FormRow, s: SubmissionRecord, now: number): DeliveryContext {
+export function deliveryContext(row: Pick<DeliveryRow, 'id' | 'event' | 'cluster_key'>, form: FormRow, s: SubmissionRecord, now: number): DeliveryContext {
   const v = submissionView(s);
   return {
-    deliveryId: `dlv_${row.id}`, event: row.event as DeliveryEvent, form: { id: form.id, name: form.name },
+    deliveryId: `dlv_${row.cluster_key ?? row.id}`, event: row.event as DeliveryEvent, form: { id: form.id, name: form.name },
     submission: { id: v.id, created_at: v.created_at, data: v.data, files: v.files, claimed_by: v.claimed_by },
     timestamp: Math.floor(now / 1000),
   };
@@ -54,11 +74,18 @@ export class DeliveryWorker {
   /** between start() and stop(): kicks and ticks do nothing otherwise */
   private running = false;
   private readonly now: () => number;
+  private gate: DeliveryGate | undefined;
   /** aborted when a stop's grace ends; a fresh one per start */
   private abort = new AbortController();
 
   constructor(private readonly deps: WorkerDeps) {
     this.now = deps.now ?? Date.now;
+    this.gate = deps.gate;
+  }
+
+  /** In a cluster: from now on, deliveries every node holds are sent by the node the gate chooses. */
+  useGate(gate: DeliveryGate): void {
+    this.gate = gate;
   }
 
   start(): void {
@@ -122,7 +149,9 @@ export class DeliveryWorker {
     const sub = form && this.deps.submission(row.form_id, row.submission_id);
     if (!action || !form || !sub) return outbox.drop(row.id);
     if (row.event === 'submission.reminder' && sub.claimedAt !== null) return outbox.drop(row.id); // claiming stops reminders
-    if (!action.enabled) return outbox.failed(row.id, 'the action is disabled', null, this.now(), 0);
+    const gate = row.cluster_key === null ? undefined : this.gate;
+    if (gate && !(await this.mayGo(gate, row))) return;
+    if (!action.enabled) return this.settle(row, gate, 'failed', 'the action is disabled', null, this.now(), 0, 0);
     const signal = this.abort.signal;
     const out = await this.deps.send(action, deliveryContext(row, form, sub, this.now()), signal);
     // aborted by a stop: the row stays `sending` and is due again at the next start (recover); its
@@ -130,16 +159,42 @@ export class DeliveryWorker {
     if (signal.aborted) return;
     const now = this.now();
     if (out.ok) {
-      outbox.sent(row.id, out.status, now, out.durationMs);
+      this.settle(row, gate, 'sent', null, out.status, now, now, out.durationMs);
       outbox.noteSuccess(action.id);
       return;
     }
     const delays = this.deps.settings().retryDelaysMs;
     const delay = delays[row.attempts - 1];
-    if (out.retryable && delay !== undefined) outbox.retryAt(row.id, out.detail, out.status, now + delay, now, out.durationMs);
-    else outbox.failed(row.id, out.detail, out.status, now, out.durationMs);
+    if (out.retryable && delay !== undefined) this.settle(row, gate, 'retrying', out.detail, out.status, now + delay, now, out.durationMs);
+    else this.settle(row, gate, 'failed', out.detail, out.status, now, now, out.durationMs);
     this.deps.log.warn({ delivery: row.id, action: action.id, type: action.type, attempt: row.attempts, detail: out.detail }, 'form delivery attempt failed');
     const run = outbox.noteFailure(action.id, out.detail);
     if (run >= this.deps.settings().pauseAfterFailures && outbox.notePaused(action.id, now)) this.deps.pause(action, run, out.detail);
+  }
+
+  /** Asks the cluster whether this node sends the row now; a row it does not send is given back as the cluster says. */
+  private async mayGo(gate: DeliveryGate, row: DeliveryRow): Promise<boolean> {
+    const now = this.now();
+    try {
+      const g = await gate.take(row, now);
+      if (g.go) return true;
+      // a delivery never attempted yet stays pending while another node holds it
+      this.deps.outbox.untake(row.id, g.state === 'retrying' && row.attempts <= 1 ? 'pending' : g.state, g.until, this.now());
+    } catch (err) {
+      this.deps.log.warn({ err, delivery: row.cluster_key }, 'the cluster could not tell which node sends a form delivery; looking again soon');
+      this.deps.outbox.untake(row.id, row.attempts > 1 ? 'retrying' : 'pending', now + GATE_RETRY_MS, this.now());
+    }
+    return false;
+  }
+
+  /** Settles the row here and, in a cluster, tells the other nodes (sent and failed: nobody sends it again; retrying: not before `at`). */
+  private settle(row: DeliveryRow, gate: DeliveryGate | undefined, state: SettledDelivery['state'], error: string | null, status: number | null, at: number, now: number, durationMs: number): void {
+    const { outbox } = this.deps;
+    if (state === 'sent') outbox.sent(row.id, status, now, durationMs);
+    else if (state === 'retrying') outbox.retryAt(row.id, error!, status, at, now, durationMs);
+    else outbox.failed(row.id, error!, status, now, durationMs);
+    if (!gate) return;
+    const settled: SettledDelivery = { state, attempts: row.attempts, status, error, nextAt: at, sentAt: state === 'sent' ? now : null };
+    gate.done(row, settled).catch((err: unknown) => this.deps.log.warn({ err, delivery: row.cluster_key }, 'the cluster could not be told how a form delivery ended; its lease runs out instead'));
   }
 }

@@ -31,7 +31,7 @@ export const formKeyRoutes = (store: FormKeyStore) => async (app: FastifyInstanc
     config: { permission: 'apikeys:read' },
     schema: {
       operationId: 'listFormKeys', summary: "List the workspace's form-service API keys (never the keys themselves)", tags, querystring: keys('TenantQuery'),
-      response: { 200: { description: 'the keys, oldest first, with their last use on this node', ...keys('FormKeyList') }, ...errorResponses(400) },
+      response: { 200: { description: 'the keys, oldest first, with their last use (on any node of a cluster)', ...keys('FormKeyList') }, ...errorResponses(400) },
     },
   }, async (req) => store.list(workspaceOf(req)));
 

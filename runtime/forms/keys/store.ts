@@ -110,16 +110,26 @@ export class FormKeyStore {
     return { keyId: row.id, keyName: row.name, tenantId: row.tenantId, scopes: row.scopes, formId: row.formId };
   }
 
+  /** In a cluster: told each use this node writes, so the other nodes record it too (docs/forms.md "In a cluster"). */
+  onTouch: ((keyId: string, at: number) => void) | undefined;
+
   /** Records a use of the key: written when the last write is a minute old or more. */
   touch(keyId: string): void {
     const now = this.now();
     const last = this.touched.get(keyId);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(keyId, now);
-    this.core.db.prepare('INSERT INTO form_key_usage (key_id, last_used_at) VALUES (?, ?) ON CONFLICT(key_id) DO UPDATE SET last_used_at = excluded.last_used_at').run(keyId, now);
+    this.recordUse(keyId, now);
+    this.onTouch?.(keyId, now);
   }
 
-  /** When the key was last used on this node (ms), or undefined. */
+  /** Records that the key was used at `at` (on any node); an earlier time than the one recorded changes nothing. */
+  recordUse(keyId: string, at: number): void {
+    this.core.db.prepare(`INSERT INTO form_key_usage (key_id, last_used_at) VALUES (?, ?)
+      ON CONFLICT(key_id) DO UPDATE SET last_used_at = MAX(last_used_at, excluded.last_used_at)`).run(keyId, at);
+  }
+
+  /** When the key was last used (ms): on this node, or on any node of a cluster; undefined when never. */
   lastUsed(keyId: string): number | undefined {
     const r = this.core.db.prepare('SELECT last_used_at FROM form_key_usage WHERE key_id = ?').get(keyId) as { last_used_at: number } | undefined;
     return r?.last_used_at;

@@ -17,13 +17,20 @@ function deleted(plan: Plan, kind: string): string[] {
  * plan's own transaction, and its files after the swap. A deleted action takes its deliveries.
  */
 export function formDataCleanup(submissions: SubmissionStore, vault: FileVault, outbox: Outbox): ApplyHook {
+  /** files of the deleted forms, removed from the cluster's copy after the swap */
+  let gone: string[] = [];
   return {
     inTransaction(plan) {
-      for (const id of deleted(plan, FORM_KIND)) submissions.removeForm(id);
+      gone = []; // a plan whose transaction failed left its list behind: it removed nothing
+      for (const id of deleted(plan, FORM_KIND)) gone.push(...submissions.removeForm(id).files.map((f) => f.path));
       for (const id of deleted(plan, ACTION_KIND)) outbox.removeAction(id);
     },
     afterSwap(plan) {
       for (const id of deleted(plan, FORM_KIND)) vault.removeForm(id);
+      const rels = gone;
+      gone = [];
+      // every node applies the deletion and removes them; a removal that fails leaves unreachable objects only
+      if (rels.length > 0) void vault.remote?.remove(rels).catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, type ReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -17,11 +17,21 @@ export function filesDirOf(config: Pick<Config, 'forms' | 'database'>): string {
   return join(dirname(resolve(config.database.path)), 'form-files');
 }
 
+/** The cluster's copy of the uploaded files (../replication/files.ts), by vault path. */
+export interface RemoteFiles {
+  get(rel: string): Promise<Uint8Array | undefined>;
+  remove(rels: readonly string[]): Promise<void>;
+}
+
 /**
  * Uploaded files on disk: `<dir>/<form id>/<uuid>`. The visitor's file name is metadata only, so
- * nothing a visitor sends chooses a path. A form's files go with the form.
+ * nothing a visitor sends chooses a path. A form's files go with the form. In a cluster
+ * (`remote` set) a file this node does not hold is fetched from the cluster's copy when it is
+ * asked for, and kept.
  */
 export class FileVault {
+  remote: RemoteFiles | undefined;
+
   constructor(readonly dir: string) {}
 
   /** Writes a stream to a new file of the form; returns its path relative to the vault and its size. */
@@ -44,6 +54,24 @@ export class FileVault {
   /** A stored file's bytes. */
   open(rel: string): ReadStream {
     return createReadStream(this.abs(rel));
+  }
+
+  /** A stored file's bytes, fetched first from the cluster's copy when this node does not hold it (then it throws like `open` when neither does). */
+  async openShared(rel: string): Promise<ReadStream> {
+    const abs = this.abs(rel);
+    if (this.remote && !existsSync(abs)) {
+      const data = await this.remote.get(rel);
+      if (data) {
+        mkdirSync(dirname(abs), { recursive: true, mode: 0o700 });
+        writeFileSync(abs, data, { mode: 0o600 });
+      }
+    }
+    return createReadStream(abs);
+  }
+
+  /** A stored file's bytes, read at once (to copy it to the cluster). */
+  read(rel: string): Uint8Array {
+    return readFileSync(this.abs(rel));
   }
 
   /** Removes files (a refused submission's, a deleted form's); missing ones are fine. */

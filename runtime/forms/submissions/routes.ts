@@ -45,7 +45,7 @@ export const submissionRoutes = (forms: FormService, subs: SubmissionService, va
   }), async (req) => {
     const caller = callerOf(req);
     const form = forms.require(caller.tenantId, req.params.id);
-    return submissionView(subs.claim(form, Number(req.params.sid), req.body.by?.trim() || caller.keyName));
+    return submissionView(await subs.claim(form, Number(req.params.sid), req.body.by?.trim() || caller.keyName));
   });
 
   app.post<{ Params: IdParams; Body: Replay }>('/form/:id/replay', formRoute({
@@ -54,7 +54,7 @@ export const submissionRoutes = (forms: FormService, subs: SubmissionService, va
     success: { status: 200, description: 'what was queued', schema: 'Replayed' },
   }), async (req) => {
     const form = forms.require(callerOf(req).tenantId, req.params.id);
-    return { form_id: form.id, ...subs.replay(form, req.body.submission_ids) };
+    return { form_id: form.id, ...(await subs.replay(form, req.body.submission_ids)) };
   });
 
   app.get<{ Params: SidParams & { index: string } }>('/form/:id/submission/:sid/file/:index', formRoute({
@@ -65,6 +65,6 @@ export const submissionRoutes = (forms: FormService, subs: SubmissionService, va
     const form = forms.require(callerOf(req).tenantId, req.params.id);
     const f = subs.file(form, Number(req.params.sid), Number(req.params.index));
     reply.header('content-disposition', attachmentHeader(f.name)).header('x-content-type-options', 'nosniff').type('application/octet-stream');
-    return reply.send(vault.open(f.path));
+    return reply.send(await vault.openShared(f.path));
   });
 };

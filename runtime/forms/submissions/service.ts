@@ -11,6 +11,17 @@ export interface SubmissionFilters { sort?: string; order?: string; getSpam?: st
 /** The actions a submission would run now (../intake/service.ts `actionsFor`). */
 export type ActionPicker = (form: FormRow, fields: SubmissionFields) => string[];
 
+/**
+ * A cluster's claims and replays (docs/forms.md "In a cluster"): a claim is decided cluster-wide
+ * (409 naming who claimed it when another node's claim came first), a replay queued on every node.
+ */
+export interface SharedSubmissions {
+  /** Claims the submission for `by` at `at` on every node; throws 409 when another claim came first. */
+  claim(form: FormRow, s: SubmissionRecord, by: string, at: number): Promise<void>;
+  /** Queues the jobs on every node; resolves with how many deliveries. */
+  replay(form: FormRow, jobs: { submissionId: number; actionIds: string[] }[], at: number): Promise<number>;
+}
+
 /** The most submissions one replay may name (forms-api.md §8). */
 export const REPLAY_MAX = 100;
 
@@ -48,6 +59,9 @@ export class SubmissionService {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** set in a cluster */
+  shared: SharedSubmissions | undefined;
+
   list(form: FormRow, q: SubmissionQuery): { rows: SubmissionRecord[]; total: number } {
     return this.store.list(form.id, q);
   }
@@ -59,11 +73,15 @@ export class SubmissionService {
     return s;
   }
 
-  /** Claims a submission for `by`; 409 when someone claimed it already. */
-  claim(form: FormRow, id: number, by: string): SubmissionRecord {
+  /** Claims a submission for `by`; 409 when someone claimed it already (on any node, in a cluster). */
+  async claim(form: FormRow, id: number, by: string): Promise<SubmissionRecord> {
     const s = this.require(form, id);
     if (s.claimedAt !== null) throw conflict(`submission ${id} was claimed by ${s.claimedBy} at ${new Date(s.claimedAt).toISOString()}`);
     const at = this.now();
+    if (this.shared) {
+      await this.shared.claim(form, s, by, at);
+      return { ...s, claimedAt: at, claimedBy: by };
+    }
     if (!this.store.claim(form.id, id, by, at)) throw conflict(`submission ${id} was claimed meanwhile`);
     this.bus.emit('form_event', {
       tenantId: form.tenantId, formId: form.id, type: 'submission.claimed',
@@ -77,12 +95,13 @@ export class SubmissionService {
    * the listed submissions, spam included when named; every id must be the form's (404 naming
    * the others), and nothing is queued unless all are.
    */
-  replay(form: FormRow, ids: readonly number[]): { submissions: number; queued: number } {
+  async replay(form: FormRow, ids: readonly number[]): Promise<{ submissions: number; queued: number }> {
     if (ids.length > REPLAY_MAX) throw badRequest(`submission_ids: at most ${REPLAY_MAX}`);
     const found = this.store.existing(form.id, ids);
     const missing = ids.filter((i) => !found.has(i));
     if (missing.length > 0) throw notFound(`submissions not found in form ${form.id}: ${missing.join(', ')}`);
     const jobs = ids.map((i) => ({ submissionId: i, actionIds: this.pickActions(form, this.store.get(form.id, i)!.fields) }));
+    if (this.shared) return { submissions: ids.length, queued: await this.shared.replay(form, jobs, this.now()) };
     return { submissions: ids.length, queued: this.store.queue(form.id, jobs, this.now()) };
   }
 

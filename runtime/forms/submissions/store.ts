@@ -5,6 +5,20 @@ import type { StoredFile, SubmissionFields, SubmissionRecord } from './types.js'
 /** A submission about to be stored (the id and claim come from the store). */
 export type NewSubmission = Omit<SubmissionRecord, 'id' | 'claimedAt' | 'claimedBy'>;
 
+/**
+ * Makes a batch of submissions durable before they are written here (the cluster's form stream,
+ * docs/forms.md "In a cluster"): resolves, per submission, to the id every node gives it, or to
+ * why it could not be made durable (that post is refused, nothing stored).
+ */
+export type DurableWrite = (batch: readonly { s: NewSubmission; actionIds: readonly string[] }[]) => Promise<PromiseSettledResult<number>[]>;
+
+/** The key every node gives the delivery of `actionId` queued by stream message `seq` for submission `sid`. */
+export function deliveryKey(seq: number, sid: number, actionId: string): string {
+  return `${seq}.${sid}.${actionId}`;
+}
+
+type Pending = { s: NewSubmission; actionIds: readonly string[]; resolve: (id: number) => void; reject: (err: unknown) => void; id?: number };
+
 /** Sort keys of the submission list, the first the default. */
 export const SUBMISSION_SORTS = ['created_at', 'id'] as const;
 export type SubmissionSort = (typeof SUBMISSION_SORTS)[number];
@@ -51,6 +65,8 @@ export function monthOf(ms: number): string {
  */
 export class SubmissionStore {
   private readonly insertStmt: Statement;
+  private readonly insertIdStmt: Statement;
+  private readonly queueKeyStmt: Statement;
   private readonly fieldStmt: Statement;
   private readonly usageStmt: Statement;
   private readonly queueStmt: Statement;
@@ -60,11 +76,19 @@ export class SubmissionStore {
   /** submissions this month per tenant (`<tenant> <month>`), read once from the table, then counted here */
   private readonly monthCounts = new Map<string, number>();
   /** submissions waiting for the next group commit */
-  private pending: { s: NewSubmission; actionIds: readonly string[]; resolve: (id: number) => void; reject: (err: unknown) => void }[] = [];
+  private pending: Pending[] = [];
+  /** submissions being made durable (counted against the month like the pending ones) */
+  private publishing = new Set<Pending>();
+  /** set in a cluster: a batch is made durable in the stream before it is written */
+  private durable: DurableWrite | undefined;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(`INSERT INTO form_submissions (tenant_id, form_id, created_at, fields, files, file_bytes, email, spam, spam_reason, ip, user_agent)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertIdStmt = db.prepare(`INSERT OR IGNORE INTO form_submissions (id, tenant_id, form_id, created_at, fields, files, file_bytes, email, spam, spam_reason, ip, user_agent)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.queueKeyStmt = db.prepare(`INSERT OR IGNORE INTO form_deliveries (submission_id, form_id, action_id, event, state, next_at, created_at, updated_at, cluster_key)
+      VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`);
     this.fieldStmt = db.prepare('INSERT OR IGNORE INTO form_received_fields (form_id, name, first_seen) VALUES (?, ?, ?)');
     this.usageStmt = db.prepare(`INSERT INTO form_usage (tenant_id, month, submissions) VALUES (?, ?, 1)
       ON CONFLICT (tenant_id, month) DO UPDATE SET submissions = submissions + 1`);
@@ -89,34 +113,101 @@ export class SubmissionStore {
     });
   }
 
-  /** Writes the pending submissions in one transaction and settles their promises. */
+  /**
+   * From now on, every batch is made durable by `durable` before it is written, under the ids it
+   * returns (the cluster's stream sequences): one round trip per batch, not per post.
+   */
+  writeThrough(durable: DurableWrite): void {
+    this.durable = durable;
+  }
+
+  /** Writes the pending submissions in one transaction (made durable first in a cluster) and settles their promises. */
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
-    let ids: number[];
+    if (!this.durable) return this.commit(batch);
+    for (const p of batch) this.publishing.add(p);
+    this.durable(batch.map((p) => ({ s: p.s, actionIds: p.actionIds }))).then((results) => {
+      const ok: Pending[] = [];
+      results.forEach((r, i) => {
+        const p = batch[i]!;
+        if (r.status === 'fulfilled') ok.push({ ...p, id: r.value });
+        else p.reject(r.reason);
+      });
+      this.commit(ok);
+    }, (err: unknown) => { for (const p of batch) p.reject(err); }).finally(() => { for (const p of batch) this.publishing.delete(p); });
+  }
+
+  private commit(batch: readonly Pending[]): void {
+    let ids: { id: number; fresh: boolean }[];
     try {
-      ids = this.db.transaction(() => batch.map((p) => this.write(p.s, p.actionIds)))();
+      ids = this.db.transaction(() => batch.map((p) => this.write(p.s, p.actionIds, p.id)))();
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;
     }
     batch.forEach((p, i) => {
-      this.afterCommit(p.s);
-      p.resolve(ids[i]!);
+      if (ids[i]!.fresh) this.afterCommit(p.s);
+      p.resolve(ids[i]!.id);
     });
   }
 
-  /** The rows of one submission (inside the caller's transaction); returns its id. */
-  private write(s: NewSubmission, actionIds: readonly string[]): number {
+  /**
+   * Writes a submission the cluster's stream carries (inside the caller's transaction), under its
+   * stream id, with its deliveries keyed for every node alike. Idempotent: false when it is there already.
+   */
+  applyDurable(id: number, s: NewSubmission, actionIds: readonly string[]): boolean {
+    const fresh = this.write(s, actionIds, id).fresh;
+    if (fresh) this.afterCommit(s);
+    return fresh;
+  }
+
+  /**
+   * The rows of one submission (inside the caller's transaction); returns its id. With `id` (a
+   * submission of the cluster's stream) the row takes that id, its deliveries their cluster keys,
+   * and a submission already there is left as it is (`fresh` false).
+   */
+  private write(s: NewSubmission, actionIds: readonly string[], id?: number): { id: number; fresh: boolean } {
     const fileBytes = s.files.reduce((n, f) => n + f.size, 0);
-    const r = this.insertStmt.run(s.tenantId, s.formId, s.createdAt, JSON.stringify(s.fields), JSON.stringify(s.files), fileBytes, s.email,
-      s.spam ? 1 : 0, s.spamReason, s.ip, s.userAgent);
-    const sid = Number(r.lastInsertRowid);
+    const values = [s.tenantId, s.formId, s.createdAt, JSON.stringify(s.fields), JSON.stringify(s.files), fileBytes, s.email, s.spam ? 1 : 0, s.spamReason, s.ip, s.userAgent];
+    let sid: number;
+    if (id === undefined) {
+      sid = Number(this.insertStmt.run(...values).lastInsertRowid);
+    } else {
+      if (this.insertIdStmt.run(id, ...values).changes === 0) return { id, fresh: false };
+      sid = id;
+    }
     const known = this.knownFieldsOf(s.formId);
     for (const n of Object.keys(s.fields)) if (!known.has(n)) this.fieldStmt.run(s.formId, n, s.createdAt);
     if (!s.spam) this.usageStmt.run(s.tenantId, monthOf(s.createdAt));
-    for (const a of actionIds) this.queueStmt.run(sid, s.formId, a, s.createdAt, s.createdAt, s.createdAt);
-    return sid;
+    for (const a of actionIds) {
+      if (id === undefined) this.queueStmt.run(sid, s.formId, a, s.createdAt, s.createdAt, s.createdAt);
+      else this.queueKeyStmt.run(sid, s.formId, a, 'submission.created', s.createdAt, s.createdAt, s.createdAt, deliveryKey(id, sid, a));
+    }
+    return { id: sid, fresh: true };
+  }
+
+  /**
+   * Queues, for a message `seq` of the cluster's stream (a claim, a replay, a reminder), a
+   * delivery of each listed action for each submission, keyed for every node alike; a delivery
+   * already queued is kept. Inside the caller's transaction; returns how many were new.
+   */
+  queueDurable(formId: string, seq: number, event: string, jobs: readonly { submissionId: number; actionIds: readonly string[] }[], now: number): number {
+    let n = 0;
+    for (const j of jobs) for (const a of j.actionIds) n += this.queueKeyStmt.run(j.submissionId, formId, a, event, now, now, now, deliveryKey(seq, j.submissionId, a)).changes;
+    return n;
+  }
+
+  /** The form's unclaimed, unreminded, non-spam submissions received before `before` (at most `limit`), not marked. */
+  dueReminders(formId: string, before: number, limit: number): SubmissionRecord[] {
+    return (this.db.prepare('SELECT * FROM form_submissions WHERE form_id = ? AND claimed_at IS NULL AND reminded_at IS NULL AND spam = 0 AND created_at <= ? ORDER BY created_at LIMIT ?')
+      .all(formId, before, limit) as Row[]).map(recordOf);
+  }
+
+  /** Marks submissions reminded (inside the caller's transaction). */
+  markReminded(formId: string, ids: readonly number[], now: number): void {
+    const mark = this.db.prepare('UPDATE form_submissions SET reminded_at = ? WHERE form_id = ? AND id = ? AND reminded_at IS NULL');
+    for (const id of ids) mark.run(now, formId, id);
   }
 
   /** The caches, once a submission is committed: its field names known, its month counted. */
@@ -144,11 +235,9 @@ export class SubmissionStore {
    */
   takeDueReminders(formId: string, before: number, now: number, limit: number): SubmissionRecord[] {
     return this.db.transaction(() => {
-      const rows = this.db.prepare('SELECT * FROM form_submissions WHERE form_id = ? AND claimed_at IS NULL AND reminded_at IS NULL AND spam = 0 AND created_at <= ? ORDER BY created_at LIMIT ?')
-        .all(formId, before, limit) as Row[];
-      const mark = this.db.prepare('UPDATE form_submissions SET reminded_at = ? WHERE id = ?');
-      for (const r of rows) mark.run(now, r.id);
-      return rows.map(recordOf);
+      const rows = this.dueReminders(formId, before, limit);
+      this.markReminded(formId, rows.map((r) => r.id), now);
+      return rows;
     })();
   }
 
@@ -169,7 +258,7 @@ export class SubmissionStore {
       n = r?.submissions ?? 0;
       this.monthCounts.set(key, n);
     }
-    for (const p of this.pending) if (!p.s.spam && p.s.tenantId === tenantId && monthOf(p.s.createdAt) === month) n++;
+    for (const p of [...this.pending, ...this.publishing]) if (!p.s.spam && p.s.tenantId === tenantId && monthOf(p.s.createdAt) === month) n++;
     return n;
   }
 

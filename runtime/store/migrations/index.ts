@@ -17,6 +17,7 @@ import * as m0016 from './0016-form-delivery-attempts.js';
 import * as m0017 from './0017-dns-tsig-replay.js';
 import * as m0018 from './0018-alert-queue.js';
 import * as m0019 from './0019-dns-ixfr-journal.js';
+import * as m0020 from './0020-form-cluster.js';
 
 /**
  * Numbered schema migrations, applied in order at start inside one transaction each. Append new
@@ -42,4 +43,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 17, name: 'dns-tsig-replay', sql: m0017.sql },
   { version: 18, name: 'alert-queue', sql: m0018.sql },
   { version: 19, name: 'dns-ixfr-journal', sql: m0019.sql },
+  { version: 20, name: 'form-cluster', sql: m0020.sql },
 ];
