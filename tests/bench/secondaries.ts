@@ -14,6 +14,7 @@ import dnsPacket from 'dns-packet';
 import { api, startTestDaemon } from '../helpers/daemon.js';
 import { makeService, udpExchange } from '../helpers/dns-tools.js';
 import { freePort } from '../helpers/proc.js';
+import { knotHead, namedHead } from '../helpers/secondaries.js';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 50);
 const SECRET = Buffer.from('gslbd-bench-secondaries-secret!!').toString('base64');
@@ -56,32 +57,11 @@ try {
   const port = d.ports.dnsPort as number;
   await makeService(d, { name: 'ns1', domain: 'ns1.example.test.', ttl: 3600 }, [{ ipAddress: '192.0.2.53' }]);
   const www = await makeService(d, { name: 'www', domain: 'www.example.test.', ttl: 60 }, [{ ipAddress: '10.9.0.0' }]);
-  writeFileSync(join(dir, 'named.conf'), `
-options { directory "${dir}"; listen-on port ${namedPort} { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; notify no; allow-notify { 127.0.0.1; }; };
-key "${KEY}" { algorithm hmac-sha256; secret "${SECRET}"; };
-zone "example.test" { type secondary; primaries port ${port} { 127.0.0.1 key "${KEY}"; }; file "${dir}/named-z.db"; };
+  writeFileSync(join(dir, 'named.conf'), `${namedHead({ dir, port: namedPort, primaryPort: port, key: KEY, secret: SECRET })}zone "example.test" { type secondary; primaries port ${port} { 127.0.0.1 key "${KEY}"; }; file "${dir}/named-z.db"; };
 `);
   procs.push(spawn('named', ['-g', '-c', join(dir, 'named.conf'), '-u', 'root'], { stdio: 'ignore' }));
   mkdirSync(join(dir, 'knot'));
-  writeFileSync(join(dir, 'knot.conf'), `
-server:
-  rundir: "${dir}/knot"
-  listen: 127.0.0.1@${knotPort}
-database:
-  storage: "${dir}/knot"
-key:
-  - id: ${KEY}
-    algorithm: hmac-sha256
-    secret: ${SECRET}
-remote:
-  - id: gslbd
-    address: 127.0.0.1@${port}
-    key: ${KEY}
-acl:
-  - id: notify-from-gslbd
-    address: 127.0.0.1
-    key: ${KEY}
-    action: notify
+  writeFileSync(join(dir, 'knot.conf'), `${knotHead({ dir, port: knotPort, primaryPort: port, key: KEY, secret: SECRET })}
 zone:
   - domain: example.test
     storage: "${dir}/knot"

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig, digText, makeService } from '../helpers/dns-tools.js';
 import { freePort } from '../helpers/proc.js';
+import { knotHead } from '../helpers/secondaries.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // The catalog zone (RFC 9432; docs/dns.md "Catalog zone"): gslbd serves `catalog.invalid.` listing
@@ -78,39 +79,17 @@ zone "${CATALOG}." { type secondary; primaries { 127.0.0.1 port ${tlsPort} key "
   named = spawn('named', ['-g', '-c', join(dir, 'named.conf'), '-u', 'root'], { stdio: ['ignore', 'pipe', 'pipe'] });
   named.stdout!.on('data', (b: Buffer) => { namedLog += b.toString(); });
   named.stderr!.on('data', (b: Buffer) => { namedLog += b.toString(); });
-  writeFileSync(join(dir, 'knot.conf'), `
-server:
-    listen: 127.0.0.1@${knotPort}
-    rundir: ${dir}/knot
-database:
-    storage: ${dir}/knot
-log:
-  - target: stderr
-    any: info
-key:
-  - id: ${KEY}
-    algorithm: hmac-sha256
-    secret: ${SECRET}
-remote:
-  - id: gslbd
-    address: 127.0.0.1@${port}
-    key: ${KEY}
-acl:
-  - id: gslbd-notify
-    address: 127.0.0.1
-    key: ${KEY}
-    action: notify
-template:
+  writeFileSync(join(dir, 'knot.conf'), `${knotHead({ dir, port: knotPort, primaryPort: port, key: KEY, secret: SECRET })}template:
   - id: default
     storage: ${dir}/knot
   - id: gslbd-member
     master: gslbd
-    acl: gslbd-notify
+    acl: notify-from-gslbd
     storage: ${dir}/knot
 zone:
   - domain: ${CATALOG}.
     master: gslbd
-    acl: gslbd-notify
+    acl: notify-from-gslbd
     catalog-role: interpret
     catalog-template: gslbd-member
 `);

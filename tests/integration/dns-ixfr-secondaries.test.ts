@@ -8,6 +8,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { dig, makeService } from '../helpers/dns-tools.js';
 import { waitUntil } from '../helpers/wait.js';
 import { freePort } from '../helpers/proc.js';
+import { knotHead, namedHead } from '../helpers/secondaries.js';
 
 // Incremental transfers to real secondaries (docs/dns.md "Incremental transfers"): BIND `named`
 // and Knot `knotd`, each with a TSIG key of the operator and a one-day refresh, load the zone,
@@ -49,37 +50,13 @@ before(async () => {
   await makeService(d, { name: 'ns1', domain: 'ns1.example.test.', ttl: 3600 }, [{ ipAddress: '192.0.2.53' }]);
   await makeService(d, { name: 'www', domain: 'www.example.test.', ttl: 60 }, [{ ipAddress: '192.0.2.80' }]);
 
-  writeFileSync(join(dir, 'named.conf'), `
-options { directory "${dir}"; listen-on port ${namedPort} { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; notify no; allow-notify { 127.0.0.1; }; };
-key "${KEY}" { algorithm hmac-sha256; secret "${SECRET}"; };
-zone "example.test" { type secondary; primaries port ${port} { 127.0.0.1 key "${KEY}"; }; file "${dir}/named-z.db"; };
+  writeFileSync(join(dir, 'named.conf'), `${namedHead({ dir, port: namedPort, primaryPort: port, key: KEY, secret: SECRET })}zone "example.test" { type secondary; primaries port ${port} { 127.0.0.1 key "${KEY}"; }; file "${dir}/named-z.db"; };
 `);
   // -d 3: BIND logs which transfer it asked for and whether the answer was incremental
   startPeer('named', 'named', ['-g', '-d', '3', '-c', join(dir, 'named.conf'), '-u', 'root'], namedPort);
 
   mkdirSync(join(dir, 'knot'));
-  writeFileSync(join(dir, 'knot.conf'), `
-server:
-  rundir: "${dir}/knot"
-  listen: 127.0.0.1@${knotPort}
-log:
-  - target: stderr
-    any: info
-database:
-  storage: "${dir}/knot"
-key:
-  - id: ${KEY}
-    algorithm: hmac-sha256
-    secret: ${SECRET}
-remote:
-  - id: gslbd
-    address: 127.0.0.1@${port}
-    key: ${KEY}
-acl:
-  - id: notify-from-gslbd
-    address: 127.0.0.1
-    key: ${KEY}
-    action: notify
+  writeFileSync(join(dir, 'knot.conf'), `${knotHead({ dir, port: knotPort, primaryPort: port, key: KEY, secret: SECRET })}
 zone:
   - domain: example.test
     storage: "${dir}/knot"
